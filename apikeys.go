@@ -1,0 +1,145 @@
+package seoapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
+)
+
+// Secret holds a secret such as a newly created API key. Printing it with
+// fmt, logging it with slog or encoding it as JSON shows "[REDACTED]";
+// string(s) gives the value.
+type Secret string
+
+const redacted = "[REDACTED]"
+
+// String returns "[REDACTED]", or "" for an empty secret.
+func (s Secret) String() string {
+	if s == "" {
+		return ""
+	}
+	return redacted
+}
+
+// GoString keeps the value out of %#v.
+func (s Secret) GoString() string { return fmt.Sprintf("seoapi.Secret(%q)", s.String()) }
+
+// Format keeps the value out of every fmt verb, %x and %q included.
+func (s Secret) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, s.GoString())
+		return
+	}
+	if verb == 'q' {
+		fmt.Fprintf(f, "%q", s.String())
+		return
+	}
+	fmt.Fprint(f, s.String())
+}
+
+// LogValue keeps the value out of slog records.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// MarshalJSON keeps the value out of JSON output, such as a struct logged
+// as JSON. Use string(s) to store the secret deliberately.
+func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// APIKey is an API key of a workspace. Key holds the secret, which the
+// server is assumed to return only when the key is created.
+type APIKey struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Key        Secret     `json:"key,omitempty"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
+
+	raw json.RawMessage
+}
+
+// Raw returns the exact JSON object the key was decoded from. It holds the
+// secret when the server sent one: handle it as carefully as Key.
+func (k *APIKey) Raw() json.RawMessage { return k.raw }
+
+func (*APIKey) jsonNames() (string, string) { return "apikey", "apikeys" }
+
+// UnmarshalJSON reads an API key tolerantly, as Workspace.UnmarshalJSON
+// does. The secret is read from key, apiKey/api_key, token or secret.
+func (k *APIKey) UnmarshalJSON(data []byte) error {
+	*k = APIKey{}
+	return decodeFields(data, &k.raw, func(key []byte, v jsonx.Value) {
+		switch string(key) {
+		case "id":
+			setID(&k.ID, v)
+		case "name":
+			setString(&k.Name, v)
+		case "key", "apikey", "token", "secret":
+			if s, ok := v.String(); ok && s != "" {
+				k.Key = Secret(s)
+			}
+		case "createdat":
+			setTime(&k.CreatedAt, v)
+		case "lastusedat":
+			setOptionalTime(&k.LastUsedAt, v)
+		case "expiresat":
+			setOptionalTime(&k.ExpiresAt, v)
+		}
+	})
+}
+
+// APIKeyCreateRequest is the body of APIKeysService.Create.
+type APIKeyCreateRequest struct {
+	Name string
+	// Extra holds body fields the SDK does not know (an expiry, scopes). A
+	// typed field that is set wins over an Extra member of the same name.
+	Extra map[string]any
+}
+
+// MarshalJSON encodes the request as {"name": ...} merged with Extra.
+func (r APIKeyCreateRequest) MarshalJSON() ([]byte, error) {
+	return marshalRequest(r.Extra, stringField("name", r.Name))
+}
+
+// APIKeysService handles the API keys of a workspace.
+type APIKeysService struct{ service }
+
+// List returns one page of the API keys of a workspace
+// (GET /api/workspaces/:id/api-keys). Use All for every page.
+func (s *APIKeysService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*APIKey, *Response, error) {
+	path, err := workspacePath(workspaceID, "api-keys")
+	if err != nil {
+		return nil, nil, err
+	}
+	return getList[APIKey](ctx, s.client, path, opts)
+}
+
+// All iterates over every API key of a workspace.
+func (s *APIKeysService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*APIKey, error] {
+	path, err := workspacePath(workspaceID, "api-keys")
+	if err != nil {
+		return failed[APIKey](err)
+	}
+	return listAll[APIKey](ctx, s.client, path, opts)
+}
+
+// Create creates an API key (POST /api/workspaces/:id/api-keys). The
+// returned Key holds the new secret. A nil req fails with
+// ErrInvalidArgument before anything is sent. A create is never repeated
+// after a failure that may have reached the server, so a key is never made
+// twice.
+func (s *APIKeysService) Create(ctx context.Context, workspaceID string, req *APIKeyCreateRequest) (*APIKey, *Response, error) {
+	if req == nil {
+		return nil, nil, invalidArgument("nil *APIKeyCreateRequest")
+	}
+	path, err := workspacePath(workspaceID, "api-keys")
+	if err != nil {
+		return nil, nil, err
+	}
+	return getOne[APIKey](ctx, s.client, http.MethodPost, path, req)
+}

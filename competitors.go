@@ -1,0 +1,69 @@
+package seoapi
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"time"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
+)
+
+// Competitor is a competitor tracked for a project.
+type Competitor struct {
+	ID        string    `json:"id"`
+	ProjectID string    `json:"projectId"`
+	Name      string    `json:"name"`
+	Domain    string    `json:"domain"`
+	CreatedAt time.Time `json:"createdAt"`
+
+	raw json.RawMessage
+}
+
+// Raw returns the exact JSON object the competitor was decoded from.
+func (c *Competitor) Raw() json.RawMessage { return c.raw }
+
+func (*Competitor) jsonNames() (string, string) { return "competitor", "competitors" }
+
+// UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON
+// does.
+func (c *Competitor) UnmarshalJSON(data []byte) error {
+	*c = Competitor{}
+	return decodeFields(data, &c.raw, func(key []byte, v jsonx.Value) {
+		switch string(key) {
+		case "id":
+			setID(&c.ID, v)
+		case "projectid":
+			setID(&c.ProjectID, v)
+		case "name":
+			setString(&c.Name, v)
+		case "domain":
+			setString(&c.Domain, v)
+		case "createdat":
+			setTime(&c.CreatedAt, v)
+		}
+	})
+}
+
+// CompetitorsService handles the competitors of a project.
+type CompetitorsService struct{ service }
+
+// List returns one page of the competitors of a project
+// (GET /api/workspaces/:id/projects/:projectId/competitors). Use All for
+// every page.
+func (s *CompetitorsService) List(ctx context.Context, workspaceID, projectID string, opts *ListOptions) ([]*Competitor, *Response, error) {
+	path, err := projectPath(workspaceID, projectID, "competitors")
+	if err != nil {
+		return nil, nil, err
+	}
+	return getList[Competitor](ctx, s.client, path, opts)
+}
+
+// All iterates over every competitor of a project.
+func (s *CompetitorsService) All(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Competitor, error] {
+	path, err := projectPath(workspaceID, projectID, "competitors")
+	if err != nil {
+		return failed[Competitor](err)
+	}
+	return listAll[Competitor](ctx, s.client, path, opts)
+}

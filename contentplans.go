@@ -1,0 +1,75 @@
+package seoapi
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"time"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
+)
+
+// ContentPlan is a content plan of a workspace, possibly tied to a project.
+// Status is the server's text as sent; the API publishes no states.
+type ContentPlan struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	ProjectID   string    `json:"projectId"`
+	Name        string    `json:"name"`
+	Status      string    `json:"status"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+
+	raw json.RawMessage
+}
+
+// Raw returns the exact JSON object the content plan was decoded from.
+func (p *ContentPlan) Raw() json.RawMessage { return p.raw }
+
+func (*ContentPlan) jsonNames() (string, string) { return "contentplan", "contentplans" }
+
+// UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON
+// does.
+func (p *ContentPlan) UnmarshalJSON(data []byte) error {
+	*p = ContentPlan{}
+	return decodeFields(data, &p.raw, func(key []byte, v jsonx.Value) {
+		switch string(key) {
+		case "id":
+			setID(&p.ID, v)
+		case "workspaceid":
+			setID(&p.WorkspaceID, v)
+		case "projectid":
+			setID(&p.ProjectID, v)
+		case "name", "title":
+			setString(&p.Name, v)
+		case "status":
+			setString(&p.Status, v)
+		case "createdat":
+			setTime(&p.CreatedAt, v)
+		case "updatedat":
+			setTime(&p.UpdatedAt, v)
+		}
+	})
+}
+
+// ContentPlansService handles the content plans of a workspace.
+type ContentPlansService struct{ service }
+
+// List returns one page of the content plans of a workspace
+// (GET /api/workspaces/:id/content-plans). Use All for every page.
+func (s *ContentPlansService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*ContentPlan, *Response, error) {
+	path, err := workspacePath(workspaceID, "content-plans")
+	if err != nil {
+		return nil, nil, err
+	}
+	return getList[ContentPlan](ctx, s.client, path, opts)
+}
+
+// All iterates over every content plan of a workspace.
+func (s *ContentPlansService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*ContentPlan, error] {
+	path, err := workspacePath(workspaceID, "content-plans")
+	if err != nil {
+		return failed[ContentPlan](err)
+	}
+	return listAll[ContentPlan](ctx, s.client, path, opts)
+}

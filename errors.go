@@ -1,0 +1,242 @@
+package seoapi
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
+)
+
+// The kinds of failure a call can end in. Test for them with errors.Is; an
+// *APIError matches exactly one of them.
+var (
+	// ErrInvalidArgument: the SDK rejected an argument before sending anything.
+	ErrInvalidArgument = errors.New("seoapi: invalid argument")
+	// ErrUnauthorized: 401, the key is missing, wrong or revoked.
+	ErrUnauthorized = errors.New("seoapi: unauthorized")
+	// ErrForbidden: 403, including a workspace whose plan has no API access.
+	ErrForbidden = errors.New("seoapi: forbidden")
+	// ErrNotFound: 404.
+	ErrNotFound = errors.New("seoapi: not found")
+	// ErrConflict: 409.
+	ErrConflict = errors.New("seoapi: conflict")
+	// ErrValidation: 400 or 422, the server rejected the request's content.
+	ErrValidation = errors.New("seoapi: validation failed")
+	// ErrRateLimited: 429, or a wait for the rate limit that the SDK refused
+	// because it was longer than WithMaxWait or the context's deadline.
+	ErrRateLimited = errors.New("seoapi: rate limited")
+	// ErrServer: any 5xx.
+	ErrServer = errors.New("seoapi: server error")
+)
+
+// maxErrorBody caps APIError.Body.
+const maxErrorBody = 64 << 10
+
+// maxSnippet caps the text of a plain-text or HTML body used as a message.
+const maxSnippet = 200
+
+// APIError is the error for every non-2xx response, and for a request the
+// SDK held back because the rate limit would have made it wait too long
+// (StatusCode 0 then). It matches one of the Err kinds with errors.Is.
+type APIError struct {
+	StatusCode int
+	Method     string
+	URL        string
+	Code       string        // machine-readable code, when the body has one
+	Message    string        // the server's message, or a snippet of a non-JSON body
+	RequestID  string        // from X-Request-Id or Request-Id
+	RetryAfter time.Duration // from Retry-After or a rate-limit reset, when present
+	Body       []byte        // the raw body, capped at 64 KiB
+	Header     http.Header
+	Attempts   int // how many attempts the call made
+
+	kind error // set when the kind does not follow from StatusCode
+}
+
+// Error describes the failure in one line: method, URL, status, code and
+// message. It never holds the API key.
+func (e *APIError) Error() string {
+	var b strings.Builder
+	b.WriteString("seoapi: ")
+	if e.Method != "" {
+		b.WriteString(e.Method + " " + e.URL + ": ")
+	}
+	if e.StatusCode != 0 {
+		fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	} else {
+		b.WriteString("not sent")
+	}
+	if e.Code != "" {
+		b.WriteString(" [" + e.Code + "]")
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	if e.RetryAfter > 0 {
+		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter.Round(time.Millisecond))
+	}
+	return b.String()
+}
+
+// Is reports whether target is the kind of this error, so that
+// errors.Is(err, ErrNotFound) works. A response whose Retry-After the SDK
+// refused to wait for (longer than WithMaxWait) matches ErrRateLimited as
+// well as the kind of its status.
+func (e *APIError) Is(target error) bool {
+	if target == nil {
+		return false
+	}
+	return target == e.kind || target == kindOfStatus(e.StatusCode)
+}
+
+func kindOfStatus(status int) error {
+	switch {
+	case status == http.StatusBadRequest, status == http.StatusUnprocessableEntity:
+		return ErrValidation
+	case status == http.StatusUnauthorized:
+		return ErrUnauthorized
+	case status == http.StatusForbidden:
+		return ErrForbidden
+	case status == http.StatusNotFound:
+		return ErrNotFound
+	case status == http.StatusConflict:
+		return ErrConflict
+	case status == http.StatusTooManyRequests:
+		return ErrRateLimited
+	case status >= 500 && status <= 599:
+		return ErrServer
+	}
+	return nil
+}
+
+// newAPIError builds the error for a non-2xx response whose body has been
+// read (possibly cut short at the response size cap).
+func newAPIError(resp *http.Response, body []byte, now time.Time) *APIError {
+	e := &APIError{
+		StatusCode: resp.StatusCode,
+		RequestID:  requestID(resp.Header),
+		Header:     resp.Header,
+	}
+	if resp.Request != nil {
+		e.Method = resp.Request.Method
+		e.URL = redactedURL(resp.Request)
+	}
+	if d, ok := retryAfter(resp.Header, now); ok {
+		e.RetryAfter = d
+	}
+	if len(body) > maxErrorBody {
+		body = body[:maxErrorBody]
+	}
+	e.Body = body
+	e.Message, e.Code = parseErrorBody(body)
+	return e
+}
+
+func requestID(h http.Header) string {
+	if id := h.Get("X-Request-Id"); id != "" {
+		return id
+	}
+	return h.Get("Request-Id")
+}
+
+// parseErrorBody reads a message and code from the error shapes APIs
+// commonly use, and falls back to a short snippet of any other body.
+func parseErrorBody(body []byte) (message, code string) {
+	v := jsonx.Trim(body)
+	if !v.IsObject() {
+		return snippet(body), ""
+	}
+	if e, ok := jsonx.Field(v, "error"); ok {
+		if s, ok := e.String(); ok {
+			message = s
+		} else if e.IsObject() {
+			message, code = messageAndCode(e)
+		}
+	}
+	if message == "" && code == "" {
+		message, code = messageAndCode(v)
+	}
+	if message == "" {
+		if errs, ok := jsonx.Field(v, "errors"); ok {
+			jsonx.EachElement(errs, func(elem jsonx.Value) bool {
+				if s, ok := elem.String(); ok {
+					message = s
+				} else {
+					message, code = messageAndCode(elem)
+				}
+				return false
+			})
+		}
+	}
+	if message == "" {
+		if d, ok := jsonx.Field(v, "detail"); ok {
+			message, _ = d.String()
+		}
+	}
+	return message, code
+}
+
+func messageAndCode(obj jsonx.Value) (message, code string) {
+	if m, ok := jsonx.Field(obj, "message", "msg", "description"); ok {
+		message, _ = m.String()
+	}
+	if c, ok := jsonx.Field(obj, "code", "type"); ok {
+		code, _ = c.Text()
+	}
+	return message, code
+}
+
+// snippet turns a non-JSON body (plain text, an HTML error page) into a
+// short single-line message: tags dropped, white space folded, cut at
+// maxSnippet runes.
+func snippet(body []byte) string {
+	if len(body) > 4*maxSnippet+1024 {
+		body = body[:4*maxSnippet+1024]
+	}
+	var b strings.Builder
+	inTag, space := false, false
+	runes := 0
+	for len(body) > 0 && runes < maxSnippet {
+		r, size := utf8.DecodeRune(body)
+		body = body[size:]
+		switch {
+		case r == '<':
+			inTag = true
+		case r == '>' && inTag:
+			inTag = false
+			space = b.Len() > 0
+		case inTag:
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			space = b.Len() > 0
+		default:
+			if space {
+				b.WriteByte(' ')
+				runes++
+				space = false
+			}
+			b.WriteRune(r)
+			runes++
+		}
+	}
+	return b.String()
+}
+
+// redactSecret removes every occurrence of the key from b, so a server that
+// echoes the key in an error body cannot carry it into an error string.
+func redactSecret(b []byte, key string) []byte {
+	if key == "" || !bytes.Contains(b, []byte(key)) {
+		return b
+	}
+	return bytes.ReplaceAll(b, []byte(key), []byte("[REDACTED]"))
+}
+
+// invalidArgument returns an error matching ErrInvalidArgument.
+func invalidArgument(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+}

@@ -1,0 +1,379 @@
+// Package jsonx reads JSON whose shape is only partly known.
+//
+// The API publishes no response schemas, so the SDK reads bodies by
+// walking them: it finds the list or object it wants inside whatever
+// envelope the server chose, and reads each typed field from whichever
+// spelling and JSON type the server used, leaving a field zero rather than
+// failing when the type is not the expected one.
+//
+// The walker never recurses, never allocates in proportion to nesting, and
+// checks every index, so it cannot panic or hang on any input. It assumes
+// nothing about validity: callers that need to reject malformed JSON check
+// it with encoding/json's Valid first.
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Value is the raw text of one JSON value, without surrounding white space.
+type Value []byte
+
+// Kind reports the first byte of the value: '{', '[', '"', 't', 'f', 'n',
+// a digit or '-' for numbers, or 0 for an empty value.
+func (v Value) Kind() byte {
+	if len(v) == 0 {
+		return 0
+	}
+	return v[0]
+}
+
+// IsObject reports whether v is a JSON object.
+func (v Value) IsObject() bool { return v.Kind() == '{' }
+
+// IsArray reports whether v is a JSON array.
+func (v Value) IsArray() bool { return v.Kind() == '[' }
+
+// IsNull reports whether v is the JSON literal null or empty.
+func (v Value) IsNull() bool { return len(v) == 0 || string(v) == "null" }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && isSpace(data[i]) {
+		i++
+	}
+	return i
+}
+
+// Trim returns data without leading and trailing JSON white space.
+func Trim(data []byte) Value {
+	start := skipSpace(data, 0)
+	end := len(data)
+	for end > start && isSpace(data[end-1]) {
+		end--
+	}
+	return Value(data[start:end])
+}
+
+// skipString returns the index just past the closing quote of the string
+// whose opening quote is at data[i], or -1 when it is unterminated.
+func skipString(data []byte, i int) int {
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// skipValue returns the index just past the value starting at data[i], or
+// -1 when the value is cut short. Containers are skipped by counting
+// brackets, so deep nesting costs no stack.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return skipString(data, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(data); i++ {
+			switch data[i] {
+			case '"':
+				end := skipString(data, i)
+				if end < 0 {
+					return -1
+				}
+				i = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	default:
+		start := i
+		for i < len(data) && !isSpace(data[i]) && data[i] != ',' && data[i] != '}' && data[i] != ']' && data[i] != ':' {
+			i++
+		}
+		if i == start {
+			return -1
+		}
+		return i
+	}
+}
+
+// maxKey is the longest key that is normalised for matching; longer keys
+// never name a typed field.
+const maxKey = 64
+
+// NormalizeKey writes key into buf lower-cased, without '_' and '-', so that
+// "createdAt", "created_at" and "CreatedAt" all read "createdat". It returns
+// nil when the key is too long to name any known field.
+func NormalizeKey(buf *[maxKey]byte, key []byte) []byte {
+	n := 0
+	for _, c := range key {
+		switch {
+		case c == '_' || c == '-':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if n == len(buf) {
+			return nil
+		}
+		buf[n] = c
+		n++
+	}
+	return buf[:n]
+}
+
+// EachField calls fn for each member of the object v with its key
+// normalised by NormalizeKey and its value. It stops early when fn returns
+// false. It reports false when v is not a well-formed object.
+func EachField(v Value, fn func(key []byte, val Value) bool) bool {
+	data := []byte(v)
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return false
+	}
+	var buf [maxKey]byte
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return true
+	}
+	for i < len(data) {
+		if data[i] != '"' {
+			return false
+		}
+		keyEnd := skipString(data, i)
+		if keyEnd < 0 {
+			return false
+		}
+		rawKey := data[i+1 : keyEnd-1]
+		i = skipSpace(data, keyEnd)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+		valEnd := skipValue(data, i)
+		if valEnd < 0 {
+			return false
+		}
+		if !fn(NormalizeKey(&buf, unescapeKey(rawKey)), Value(data[i:valEnd])) {
+			return true
+		}
+		i = skipSpace(data, valEnd)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// unescapeKey decodes a key that holds escapes; plain keys are returned as
+// they are, without allocating.
+func unescapeKey(raw []byte) []byte {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return raw
+	}
+	var s string
+	quoted := make([]byte, 0, len(raw)+2)
+	quoted = append(append(append(quoted, '"'), raw...), '"')
+	if json.Unmarshal(quoted, &s) != nil {
+		return raw
+	}
+	return []byte(s)
+}
+
+// EachElement calls fn for each element of the array v. It stops early
+// when fn returns false, and reports false when v is not a well-formed
+// array.
+func EachElement(v Value, fn func(elem Value) bool) bool {
+	data := []byte(v)
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return false
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return true
+	}
+	for i < len(data) {
+		end := skipValue(data, i)
+		if end < 0 {
+			return false
+		}
+		if !fn(Value(data[i:end])) {
+			return true
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// Field returns the value of the first member of object v whose normalised
+// key is one of names (given already normalised), trying names in order.
+func Field(v Value, names ...string) (Value, bool) {
+	found := make([]Value, len(names))
+	matched := false
+	EachField(v, func(key []byte, val Value) bool {
+		for i, name := range names {
+			if found[i] == nil && string(key) == name {
+				found[i] = val
+				matched = true
+			}
+		}
+		return true
+	})
+	if !matched {
+		return nil, false
+	}
+	for _, f := range found {
+		if f != nil {
+			return f, true
+		}
+	}
+	return nil, false
+}
+
+// String returns v as a Go string when it is a JSON string.
+func (v Value) String() (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return "", false
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) && !hasControl(inner) {
+		return string(inner), true
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// Text returns v as a string when it is a JSON string, and the exact text
+// of v when it is a JSON number, so that numeric IDs never pass through a
+// float (12345678901234567 stays exact).
+func (v Value) Text() (string, bool) {
+	if v.Kind() == '"' {
+		return v.String()
+	}
+	if v.isNumber() {
+		return string(v), true
+	}
+	return "", false
+}
+
+func (v Value) isNumber() bool {
+	if len(v) == 0 || !(v[0] == '-' || ('0' <= v[0] && v[0] <= '9')) {
+		return false
+	}
+	for _, c := range v {
+		if !('0' <= c && c <= '9') && c != '-' && c != '+' && c != '.' && c != 'e' && c != 'E' {
+			return false
+		}
+	}
+	return true
+}
+
+// Int returns v as an int when it is a JSON number holding a whole number
+// that fits, or a JSON string holding one.
+func (v Value) Int() (int, bool) {
+	text, ok := v.Text()
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(text)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// Bool returns v as a bool when it is true or false.
+func (v Value) Bool() (bool, bool) {
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// millisThreshold separates Unix seconds from Unix milliseconds: as
+// seconds it is the year 5138, as milliseconds March 1973, so no plausible
+// timestamp in either unit falls on the wrong side.
+const millisThreshold = 1e11
+
+// Time reads v as a time: an RFC 3339 string with or without fractional
+// seconds, or a number of Unix seconds or milliseconds.
+func (v Value) Time() (time.Time, bool) {
+	if v.Kind() == '"' {
+		s, ok := v.String()
+		if !ok {
+			return time.Time{}, false
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return time.Time{}, false
+		}
+		return t, true
+	}
+	if !v.isNumber() {
+		return time.Time{}, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > 1e16 {
+		return time.Time{}, false
+	}
+	if math.Abs(f) >= millisThreshold {
+		f /= 1000
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
+}

@@ -1,0 +1,143 @@
+package seoapi
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
+)
+
+// Project belongs to a workspace. Fields the SDK does not know are kept in
+// Raw.
+type Project struct {
+	ID          string    `json:"id"`
+	WorkspaceID string    `json:"workspaceId"`
+	Name        string    `json:"name"`
+	Domain      string    `json:"domain"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+
+	raw json.RawMessage
+}
+
+// Raw returns the exact JSON object the project was decoded from.
+func (p *Project) Raw() json.RawMessage { return p.raw }
+
+func (*Project) jsonNames() (string, string) { return "project", "projects" }
+
+// UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
+func (p *Project) UnmarshalJSON(data []byte) error {
+	*p = Project{}
+	return decodeFields(data, &p.raw, func(key []byte, v jsonx.Value) {
+		switch string(key) {
+		case "id":
+			setID(&p.ID, v)
+		case "workspaceid":
+			setID(&p.WorkspaceID, v)
+		case "name":
+			setString(&p.Name, v)
+		case "domain":
+			setString(&p.Domain, v)
+		case "createdat":
+			setTime(&p.CreatedAt, v)
+		case "updatedat":
+			setTime(&p.UpdatedAt, v)
+		}
+	})
+}
+
+// ProjectCreateRequest is the body of ProjectsService.Create.
+type ProjectCreateRequest struct {
+	Name   string
+	Domain string
+	// Extra holds body fields the SDK does not know. A typed field that is
+	// set wins over an Extra member of the same JSON name.
+	Extra map[string]any
+}
+
+// MarshalJSON encodes the request as {"name", "domain"} merged with Extra;
+// empty fields are left out.
+func (r ProjectCreateRequest) MarshalJSON() ([]byte, error) {
+	return marshalRequest(r.Extra, stringField("name", r.Name), stringField("domain", r.Domain))
+}
+
+// ProjectUpdateRequest is the body of ProjectsService.Update. Only the
+// fields that are set (non-nil) are sent; use Ptr to set them.
+type ProjectUpdateRequest struct {
+	Name   *string
+	Domain *string
+	// Extra holds body fields the SDK does not know. A typed field that is
+	// set wins over an Extra member of the same JSON name.
+	Extra map[string]any
+}
+
+// MarshalJSON encodes the fields that are set, merged with Extra.
+func (r ProjectUpdateRequest) MarshalJSON() ([]byte, error) {
+	return marshalRequest(r.Extra, optionalField("name", r.Name), optionalField("domain", r.Domain))
+}
+
+// ProjectsService handles the projects of a workspace.
+type ProjectsService struct{ service }
+
+// List returns one page of the projects of a workspace
+// (GET /api/workspaces/:id/projects). Use All for every page.
+func (s *ProjectsService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*Project, *Response, error) {
+	path, err := workspacePath(workspaceID, "projects")
+	if err != nil {
+		return nil, nil, err
+	}
+	return getList[Project](ctx, s.client, path, opts)
+}
+
+// All iterates over every project of a workspace.
+func (s *ProjectsService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Project, error] {
+	path, err := workspacePath(workspaceID, "projects")
+	if err != nil {
+		return failed[Project](err)
+	}
+	return listAll[Project](ctx, s.client, path, opts)
+}
+
+// Create creates a project in a workspace
+// (POST /api/workspaces/:id/projects). A nil req fails with
+// ErrInvalidArgument before anything is sent.
+func (s *ProjectsService) Create(ctx context.Context, workspaceID string, req *ProjectCreateRequest) (*Project, *Response, error) {
+	if req == nil {
+		return nil, nil, invalidArgument("nil *ProjectCreateRequest")
+	}
+	path, err := workspacePath(workspaceID, "projects")
+	if err != nil {
+		return nil, nil, err
+	}
+	return getOne[Project](ctx, s.client, http.MethodPost, path, req)
+}
+
+// Update changes the fields of req that are set
+// (PATCH /api/workspaces/:id/projects/:projectId). A nil req fails with
+// ErrInvalidArgument before anything is sent.
+func (s *ProjectsService) Update(ctx context.Context, workspaceID, projectID string, req *ProjectUpdateRequest) (*Project, *Response, error) {
+	if req == nil {
+		return nil, nil, invalidArgument("nil *ProjectUpdateRequest")
+	}
+	path, err := projectPath(workspaceID, projectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return getOne[Project](ctx, s.client, http.MethodPatch, path, req)
+}
+
+// Delete deletes a project (DELETE /api/workspaces/:id/projects/:projectId).
+func (s *ProjectsService) Delete(ctx context.Context, workspaceID, projectID string) (*Response, error) {
+	path, err := projectPath(workspaceID, projectID)
+	if err != nil {
+		return nil, err
+	}
+	req, err := s.client.NewRequest(ctx, http.MethodDelete, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.client.Do(req, nil)
+}

@@ -1,0 +1,84 @@
+package seoapi
+
+import (
+	"context"
+	"encoding/json"
+	"iter"
+	"net/http"
+	"time"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
+)
+
+// Workspace is the top-level container of projects, members, content plans
+// and API keys. Fields the SDK does not know are kept in Raw.
+type Workspace struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+
+	raw json.RawMessage
+}
+
+// Raw returns the exact JSON object the workspace was decoded from.
+func (w *Workspace) Raw() json.RawMessage { return w.raw }
+
+func (*Workspace) jsonNames() (string, string) { return "workspace", "workspaces" }
+
+// UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
+// string or numeric IDs, RFC 3339 or Unix times; a field of an unexpected
+// type is left zero.
+func (w *Workspace) UnmarshalJSON(data []byte) error {
+	*w = Workspace{}
+	return decodeFields(data, &w.raw, func(key []byte, v jsonx.Value) {
+		switch string(key) {
+		case "id":
+			setID(&w.ID, v)
+		case "name":
+			setString(&w.Name, v)
+		case "createdat":
+			setTime(&w.CreatedAt, v)
+		case "updatedat":
+			setTime(&w.UpdatedAt, v)
+		}
+	})
+}
+
+// WorkspaceCreateRequest is the body of WorkspacesService.Create.
+type WorkspaceCreateRequest struct {
+	Name string
+	// Extra holds body fields the SDK does not know. A typed field that is
+	// set wins over an Extra member of the same JSON name.
+	Extra map[string]any
+}
+
+// MarshalJSON encodes the request as {"name": ...} merged with Extra.
+func (r WorkspaceCreateRequest) MarshalJSON() ([]byte, error) {
+	return marshalRequest(r.Extra, stringField("name", r.Name))
+}
+
+// WorkspacesService handles GET and POST /api/workspaces.
+type WorkspacesService struct{ service }
+
+const workspacesPath = "api/workspaces"
+
+// List returns one page of the workspaces the key can see
+// (GET /api/workspaces). Use All for every page.
+func (s *WorkspacesService) List(ctx context.Context, opts *ListOptions) ([]*Workspace, *Response, error) {
+	return getList[Workspace](ctx, s.client, workspacesPath, opts)
+}
+
+// All iterates over every workspace, fetching pages as it goes.
+func (s *WorkspacesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[*Workspace, error] {
+	return listAll[Workspace](ctx, s.client, workspacesPath, opts)
+}
+
+// Create creates a workspace (POST /api/workspaces). A nil req fails with
+// ErrInvalidArgument before anything is sent.
+func (s *WorkspacesService) Create(ctx context.Context, req *WorkspaceCreateRequest) (*Workspace, *Response, error) {
+	if req == nil {
+		return nil, nil, invalidArgument("nil *WorkspaceCreateRequest")
+	}
+	return getOne[Workspace](ctx, s.client, http.MethodPost, workspacesPath, req)
+}
