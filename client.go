@@ -46,8 +46,10 @@ type Client struct {
 	Competitors  *CompetitorsService
 	APIKeys      *APIKeysService
 
-	baseURL          *url.URL
-	apiKey           Secret
+	baseURL *url.URL
+	// apiKey sits behind a pointer so that even fmt's reflection over an
+	// unexported Client field of a caller's struct prints an address.
+	apiKey           *Secret
 	userAgent        string
 	maxResponseBytes int64
 	httpClient       *http.Client
@@ -156,7 +158,7 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		baseURL:          base,
-		apiKey:           Secret(apiKey),
+		apiKey:           Ptr(Secret(apiKey)),
 		userAgent:        userAgent(cfg.userAgent),
 		maxResponseBytes: cfg.maxResponseBytes,
 		retry:            cfg.retry,
@@ -265,9 +267,10 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 	return &wrapped
 }
 
-// Format keeps the API key out of every fmt verb (%v, %+v, %#v, %s).
-func (c *Client) Format(f fmt.State, verb rune) {
-	fmt.Fprintf(f, "seoapi.Client{BaseURL: %q, APIKey: %s}", c.baseURL.Redacted(), c.apiKey)
+// Format keeps the API key out of every fmt verb (%v, %+v, %#v, %s), for
+// a Client and a *Client alike.
+func (c Client) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "seoapi.Client{BaseURL: %q, APIKey: %s}", c.baseURL.Redacted(), *c.apiKey)
 }
 
 // BaseURL returns the base URL requests are resolved against.
@@ -302,7 +305,7 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if err != nil {
 		return nil, invalidArgument("building request: %v", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+string(c.apiKey))
+	req.Header.Set("Authorization", "Bearer "+string(*c.apiKey))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
@@ -415,7 +418,7 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 }
 
 func (c *Client) apiError(resp *http.Response, body []byte, call *callState) error {
-	e := newAPIError(resp, redactSecret(body, string(c.apiKey)), c.now())
+	e := newAPIError(resp, redactSecret(body, string(*c.apiKey)), c.now())
 	e.Attempts = call.attempts
 	if call.refusedWait > 0 {
 		e.RetryAfter = call.refusedWait
@@ -427,7 +430,7 @@ func (c *Client) apiError(resp *http.Response, body []byte, call *callState) err
 func (c *Client) decodeError(resp *http.Response, body []byte, err error) error {
 	return fmt.Errorf("seoapi: %s %s: decoding %d response: %w (body: %q)",
 		resp.Request.Method, redactedURL(resp.Request), resp.StatusCode, err,
-		snippet(redactSecret(body, string(c.apiKey))))
+		snippet(redactSecret(body, string(*c.apiKey))))
 }
 
 func redactedURL(req *http.Request) string {

@@ -1,0 +1,196 @@
+package seoapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/seoapi/seoapi-go"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestListBodyShapes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		ids  []string
+	}{
+		{"bare array", `[{"id":"a"},{"id":"b"}]`, []string{"a", "b"}},
+		{"data envelope", `{"data":[{"id":"a"}],"meta":{"total":1}}`, []string{"a"}},
+		{"items envelope", `{"items":[{"id":"a"}],"count":1}`, []string{"a"}},
+		{"results envelope", `{"results":[{"id":"a"}],"next":null}`, []string{"a"}},
+		{"plural camelCase", `{"contentPlans":[{"id":"a"}],"tags":[]}`, []string{"a"}},
+		{"plural snake_case", `{"content_plans":[{"id":"a"}],"tags":[]}`, []string{"a"}},
+		{"only array field", `{"page":1,"records":[{"id":"a"},{"id":"b"}]}`, []string{"a", "b"}},
+		{"data before other arrays", `{"warnings":[],"data":[{"id":"a"}]}`, []string{"a"}},
+		{"null data is empty", `{"data":null}`, []string{}},
+		{"empty array", `[]`, []string{}},
+		{"null elements skipped", `[null,{"id":"a"},null]`, []string{"a"}},
+		{"white space around", " \n\t[{\"id\":\"a\"}] \n", []string{"a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(200, tt.body))
+			plans, _, err := newClient(t, rec.srv.URL).ContentPlans.List(context.Background(), "ws", nil)
+			require.NoError(t, err)
+			ids := []string{}
+			for _, p := range plans {
+				ids = append(ids, p.ID)
+			}
+			assert.Equal(t, tt.ids, ids)
+		})
+	}
+}
+
+func TestListBodyWithoutAList(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"ok":true}`, `{"a":[],"b":[]}`, `"text"`} {
+		rec := newRecorder(t, respond(200, body))
+		_, resp, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
+		require.Error(t, err, body)
+		assert.Contains(t, err.Error(), "200")
+		assert.NotNil(t, resp)
+	}
+}
+
+func TestSingleBodyShapes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		body string
+		id   string
+		raw  string
+	}{
+		{"object itself", `{"id":"p1","name":"n"}`, "p1", `{"id":"p1","name":"n"}`},
+		{"data envelope", `{"data":{"id":"p1","name":"n"}}`, "p1", `{"id":"p1","name":"n"}`},
+		{"singular name", `{"project":{"id":"p1"},"links":{}}`, "p1", `{"id":"p1"}`},
+		{"object with id and a data field", `{"id":"p1","data":{"id":"other"}}`, "p1", `{"id":"p1","data":{"id":"other"}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(201, tt.body))
+			p, _, err := newClient(t, rec.srv.URL).Projects.Create(context.Background(), "ws", &seoapi.ProjectCreateRequest{Name: "n"})
+			require.NoError(t, err)
+			assert.Equal(t, tt.id, p.ID)
+			assert.JSONEq(t, tt.raw, string(p.Raw()))
+		})
+	}
+}
+
+func TestEmptySuccessBodies(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		status int
+		body   string
+	}{{204, ""}, {200, ""}, {201, "  \n"}} {
+		rec := newRecorder(t, respond(tc.status, tc.body))
+		ws, resp, err := newClient(t, rec.srv.URL).Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "x"})
+		require.NoError(t, err)
+		assert.Nil(t, ws)
+		assert.Equal(t, tc.status, resp.StatusCode)
+	}
+}
+
+func TestMalformedSuccessBody(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"id":`, `[{"id":"a"},`, `<html>oops</html>`, `{"id":"a"} trailing`} {
+		rec := newRecorder(t, respond(200, body, "Content-Type", "application/json"))
+		var ws *seoapi.Workspace
+		var err error
+		require.NotPanics(t, func() {
+			ws, _, err = newClient(t, rec.srv.URL).Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "x"})
+		})
+		require.Error(t, err, body)
+		assert.Nil(t, ws)
+		assert.Contains(t, err.Error(), "200")
+		assert.Contains(t, err.Error(), "malformed JSON")
+	}
+}
+
+func TestFieldDecoding(t *testing.T) {
+	t.Parallel()
+	want := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	tests := []struct {
+		name  string
+		obj   string
+		check func(t *testing.T, p *seoapi.ContentPlan)
+	}{
+		{"string id", `{"id":"cp_1"}`, func(t *testing.T, p *seoapi.ContentPlan) { assert.Equal(t, "cp_1", p.ID) }},
+		{"numeric id stays exact", `{"id":12345678901234567}`, func(t *testing.T, p *seoapi.ContentPlan) { assert.Equal(t, "12345678901234567", p.ID) }},
+		{"numeric id beyond int64", `{"id":123456789012345678901234567890}`, func(t *testing.T, p *seoapi.ContentPlan) {
+			assert.Equal(t, "123456789012345678901234567890", p.ID)
+		}},
+		{"camelCase keys", `{"workspaceId":"w","projectId":7,"createdAt":"2025-03-04T05:06:07Z"}`, func(t *testing.T, p *seoapi.ContentPlan) {
+			assert.Equal(t, "w", p.WorkspaceID)
+			assert.Equal(t, "7", p.ProjectID)
+			assert.True(t, want.Equal(p.CreatedAt))
+		}},
+		{"snake_case keys", `{"workspace_id":"w","project_id":"p","updated_at":"2025-03-04T05:06:07Z"}`, func(t *testing.T, p *seoapi.ContentPlan) {
+			assert.Equal(t, "w", p.WorkspaceID)
+			assert.Equal(t, "p", p.ProjectID)
+			assert.True(t, want.Equal(p.UpdatedAt))
+		}},
+		{"RFC 3339 with fraction and offset", `{"createdAt":"2025-03-04T07:06:07.123456+02:00"}`, func(t *testing.T, p *seoapi.ContentPlan) {
+			assert.True(t, want.Add(123456*time.Microsecond).Equal(p.CreatedAt))
+		}},
+		{"Unix seconds", `{"createdAt":1741064767}`, func(t *testing.T, p *seoapi.ContentPlan) { assert.True(t, want.Equal(p.CreatedAt), p.CreatedAt) }},
+		{"Unix milliseconds", `{"createdAt":1741064767250}`, func(t *testing.T, p *seoapi.ContentPlan) {
+			assert.True(t, want.Add(250*time.Millisecond).Equal(p.CreatedAt), p.CreatedAt)
+		}},
+		{"wrong types left zero", `{"id":true,"name":42,"status":{"a":1},"createdAt":"yesterday","updatedAt":[1]}`, func(t *testing.T, p *seoapi.ContentPlan) {
+			assert.Empty(t, p.ID)
+			assert.Empty(t, p.Name)
+			assert.Empty(t, p.Status)
+			assert.True(t, p.CreatedAt.IsZero())
+			assert.True(t, p.UpdatedAt.IsZero())
+			assert.Contains(t, string(p.Raw()), `"name":42`)
+		}},
+		{"escaped strings", `{"name":"caf\u00e9 \"plan\"\n"}`, func(t *testing.T, p *seoapi.ContentPlan) { assert.Equal(t, "café \"plan\"\n", p.Name) }},
+		{"unknown fields kept in Raw", `{"id":"x","priority":"high"}`, func(t *testing.T, p *seoapi.ContentPlan) {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(p.Raw(), &m))
+			assert.Equal(t, "high", m["priority"])
+		}},
+		{"non-object element", `"cp_9"`, func(t *testing.T, p *seoapi.ContentPlan) {
+			assert.Empty(t, p.ID)
+			assert.Equal(t, `"cp_9"`, string(p.Raw()))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(200, "["+tt.obj+"]"))
+			plans, _, err := newClient(t, rec.srv.URL).ContentPlans.List(context.Background(), "ws", nil)
+			require.NoError(t, err)
+			require.Len(t, plans, 1)
+			tt.check(t, plans[0])
+		})
+	}
+}
+
+func TestAPIKeySecretFieldNames(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{"key", "apiKey", "api_key", "token", "secret"} {
+		var k seoapi.APIKey
+		require.NoError(t, json.Unmarshal([]byte(`{"id":"k","`+key+`":"sk_abc","lastUsedAt":null,"expires_at":"2030-01-01T00:00:00Z"}`), &k))
+		assert.Equal(t, "sk_abc", string(k.Key), key)
+		assert.Nil(t, k.LastUsedAt)
+		require.NotNil(t, k.ExpiresAt)
+		assert.Equal(t, 2030, k.ExpiresAt.Year())
+	}
+}
+
+func TestResourcesUnmarshalWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	var ws []seoapi.Workspace
+	require.NoError(t, json.Unmarshal([]byte(`[{"id":1,"Name":"a","created_at":0}]`), &ws))
+	require.Len(t, ws, 1)
+	assert.Equal(t, "1", ws[0].ID)
+	assert.Equal(t, "a", ws[0].Name)
+	assert.Equal(t, `{"id":1,"Name":"a","created_at":0}`, string(ws[0].Raw()))
+}

@@ -1,0 +1,108 @@
+package seoapi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+
+	"github.com/seoapi/seoapi-go"
+	"github.com/seoapi/seoapi-go/internal/fakeapi"
+)
+
+// exampleServer starts the in-process fake API, standing in for the real
+// one, and returns its URL and a key.
+func exampleServer() (url, key string, fake *fakeapi.Server, stop func()) {
+	fake = fakeapi.New()
+	srv := httptest.NewServer(fake)
+	key, _ = fake.IssueKey(fakeapi.PlanEnterprise)
+	return srv.URL, key, fake, srv.Close
+}
+
+func Example() {
+	url, key, _, stop := exampleServer()
+	defer stop()
+
+	client, err := seoapi.NewClient(url, key)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	ws, _, err := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	p, _, err := client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: "Shop", Domain: "shop.example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Name, p.Domain)
+	// Output: Shop shop.example
+}
+
+func ExampleProjectsService_Update() {
+	url, key, _, stop := exampleServer()
+	defer stop()
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	p, _, _ := client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: "Shop", Domain: "shop.example"})
+
+	// Only the fields that are set are sent: the domain stays.
+	p, _, err := client.Projects.Update(ctx, ws.ID, p.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("Shop EU")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.Name, p.Domain)
+	// Output: Shop EU shop.example
+}
+
+func ExampleAPIError() {
+	url, key, _, stop := exampleServer()
+	defer stop()
+	client, _ := seoapi.NewClient(url, key)
+
+	_, _, err := client.Projects.List(context.Background(), "ws_does_not_exist", nil)
+	var apiErr *seoapi.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println(apiErr.StatusCode, apiErr.Code, errors.Is(err, seoapi.ErrNotFound))
+	}
+	// Output: 404 not_found true
+}
+
+func ExampleSecret() {
+	key := seoapi.APIKey{Name: "ci", Key: seoapi.Secret("sk_live_abc123")}
+	fmt.Println(key.Key)
+	fmt.Printf("%+v\n", key.Key)
+	fmt.Println(len(string(key.Key)))
+	// Output:
+	// [REDACTED]
+	// [REDACTED]
+	// 14
+}
+
+func ExampleMembersService_All() {
+	url, key, _, stop := exampleServer()
+	defer stop()
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	for _, email := range []string{"ana@acme.example", "bo@acme.example"} {
+		client.Members.Add(ctx, ws.ID, &seoapi.MemberAddRequest{Email: email})
+	}
+
+	for m, err := range client.Members.All(ctx, ws.ID, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(m.Email, m.Role)
+	}
+	// Output:
+	// ana@acme.example member
+	// bo@acme.example member
+}
