@@ -1,0 +1,360 @@
+package seoapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/seoapi/seoapi-go"
+	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeWithCompetitors starts a fake API paging in style, with n
+// competitors under one project.
+func fakeWithCompetitors(t *testing.T, style fakeapi.Paging, pageSize, n int) (*fakeapi.Server, *seoapi.Client, string, string) {
+	t.Helper()
+	fake, c, ws := newFake(t)
+	fake.SetPaging(style, pageSize)
+	p, _, err := c.Projects.Create(context.Background(), ws, &seoapi.ProjectCreateRequest{Name: "p"})
+	require.NoError(t, err)
+	for i := range n {
+		_, err := fake.AddCompetitor(ws, p.ID, fmt.Sprintf("c%04d", i), "c.example")
+		require.NoError(t, err)
+	}
+	return fake, c, ws, p.ID
+}
+
+func TestAllFollowsEveryPagingStyle(t *testing.T) {
+	t.Parallel()
+	const total, pageSize = 1000, 37
+	tests := []struct {
+		name     string
+		style    fakeapi.Paging
+		requests int
+	}{
+		{"Link header", fakeapi.PagingLink, (total + pageSize - 1) / pageSize},
+		{"page-number envelope", fakeapi.PagingPage, (total + pageSize - 1) / pageSize},
+		{"cursor envelope", fakeapi.PagingCursor, (total + pageSize - 1) / pageSize},
+		{"no paging", fakeapi.PagingNone, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			fake, c, ws, p := fakeWithCompetitors(t, tt.style, pageSize, total)
+			before := len(fake.Requests())
+			opts := &seoapi.ListOptions{}
+			var names []string
+			seen := map[string]bool{}
+			for comp, err := range c.Competitors.All(context.Background(), ws, p, opts) {
+				require.NoError(t, err)
+				require.False(t, seen[comp.ID], "duplicate %s", comp.ID)
+				seen[comp.ID] = true
+				names = append(names, comp.Name)
+			}
+			require.Len(t, names, total)
+			for i, n := range names {
+				require.Equal(t, fmt.Sprintf("c%04d", i), n, "in order")
+			}
+			assert.Len(t, fake.Requests()[before:], tt.requests)
+			assert.Equal(t, seoapi.ListOptions{}, *opts, "the caller's options are not changed")
+		})
+	}
+}
+
+func TestListReportsTheNextPage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		style  fakeapi.Paging
+		check  func(t *testing.T, r *seoapi.Response)
+		second *seoapi.ListOptions
+	}{
+		{"Link", fakeapi.PagingLink, func(t *testing.T, r *seoapi.Response) {
+			assert.Equal(t, 2, r.NextPage)
+			assert.Contains(t, r.NextURL, "page=2")
+		}, &seoapi.ListOptions{Page: 2, PerPage: 10}},
+		{"page", fakeapi.PagingPage, func(t *testing.T, r *seoapi.Response) {
+			assert.Equal(t, 2, r.NextPage)
+			assert.Empty(t, r.NextURL)
+		}, &seoapi.ListOptions{Page: 2, PerPage: 10}},
+		{"cursor", fakeapi.PagingCursor, func(t *testing.T, r *seoapi.Response) {
+			assert.NotEmpty(t, r.NextCursor)
+			assert.Zero(t, r.NextPage)
+		}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, c, ws, p := fakeWithCompetitors(t, tt.style, 10, 25)
+			first, resp, err := c.Competitors.List(context.Background(), ws, p, nil)
+			require.NoError(t, err)
+			require.Len(t, first, 10)
+			tt.check(t, resp)
+			next := tt.second
+			if next == nil {
+				next = &seoapi.ListOptions{Cursor: resp.NextCursor}
+			}
+			second, _, err := c.Competitors.List(context.Background(), ws, p, next)
+			require.NoError(t, err)
+			require.Len(t, second, 10)
+			assert.Equal(t, "c0010", second[0].Name)
+		})
+	}
+}
+
+// pagedServer answers GET lists with items page(n) for the n-th request
+// and the extra headers and envelope fields the test chooses.
+func pagedServer(t *testing.T, answer func(n int, r *http.Request, w http.ResponseWriter)) *recorder {
+	t.Helper()
+	var n atomic.Int32
+	return newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		answer(int(n.Add(1)), r, w)
+	})
+}
+
+func collect[T any](seq func(func(*T, error) bool)) (items []*T, errs []error) {
+	for item, err := range seq {
+		if err != nil {
+			errs = append(errs, err)
+			if item != nil {
+				panic("an error must come with a nil item")
+			}
+			continue
+		}
+		items = append(items, item)
+	}
+	return items, errs
+}
+
+func TestAllStopsOnRepeatedPages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		answer func(n int, r *http.Request, w http.ResponseWriter)
+	}{
+		{"Link to the same URL", func(n int, r *http.Request, w http.ResponseWriter) {
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=1>; rel="next"`, r.Host))
+			fmt.Fprintf(w, `[{"id":"w%d"}]`, n)
+		}},
+		{"Link server ignoring page", func(n int, r *http.Request, w http.ResponseWriter) {
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=2>; rel="next"`, r.Host))
+			fmt.Fprintf(w, `[{"id":"w%d"}]`, n)
+		}},
+		{"cursor repeats", func(n int, _ *http.Request, w http.ResponseWriter) {
+			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"next_cursor":"same","has_more":true}`, n)
+		}},
+		{"page counter ignoring page", func(n int, _ *http.Request, w http.ResponseWriter) {
+			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"meta":{"page":1,"total_pages":5}}`, n)
+		}},
+		{"next link in the body repeats", func(n int, r *http.Request, w http.ResponseWriter) {
+			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"links":{"next":"http://%s/api/workspaces?after=x"}}`, n, r.Host)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := pagedServer(t, tt.answer)
+			items, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
+			require.Len(t, errs, 1)
+			assert.Contains(t, errs[0].Error(), "repeats")
+			assert.NotEmpty(t, items)
+			assert.LessOrEqual(t, len(rec.requests()), 3, "stopped instead of looping")
+		})
+	}
+}
+
+func TestAllEndsOnEmptyPage(t *testing.T) {
+	t.Parallel()
+	rec := pagedServer(t, func(n int, _ *http.Request, w http.ResponseWriter) {
+		if n == 1 {
+			fmt.Fprint(w, `{"data":[{"id":"a"}],"next_cursor":"c2","has_more":true}`)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[],"next_cursor":"c%d","has_more":true}`, n+1)
+	})
+	items, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
+	assert.Empty(t, errs)
+	assert.Len(t, items, 1)
+	assert.Len(t, rec.requests(), 2)
+	assert.Equal(t, "cursor=c2", rec.requests()[1].Query)
+}
+
+func TestAllBreakStopsFetching(t *testing.T) {
+	t.Parallel()
+	fake, c, ws, p := fakeWithCompetitors(t, fakeapi.PagingLink, 37, 1000)
+	before := len(fake.Requests())
+	n := 0
+	for _, err := range c.Competitors.All(context.Background(), ws, p, nil) {
+		require.NoError(t, err)
+		n++
+		if n == 40 {
+			break
+		}
+	}
+	assert.Len(t, fake.Requests()[before:], 2, "pages 1 and 2 only")
+}
+
+func TestAllRefusesForeignNextLink(t *testing.T) {
+	t.Parallel()
+	rec := pagedServer(t, func(n int, r *http.Request, w http.ResponseWriter) {
+		w.Header().Set("Link", `<https://evil.example.com/api/workspaces?page=2>; rel="next"`)
+		fmt.Fprint(w, `[{"id":"a"}]`)
+	})
+	items, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], seoapi.ErrInvalidArgument)
+	assert.Len(t, items, 1)
+	assert.Len(t, rec.requests(), 1, "the key was not sent elsewhere")
+}
+
+func TestAllRefusesNextLinkOutsidePathPrefix(t *testing.T) {
+	t.Parallel()
+	rec := pagedServer(t, func(n int, r *http.Request, w http.ResponseWriter) {
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s/other/api/workspaces?page=2>; rel="next"`, r.Host))
+		fmt.Fprint(w, `[{"id":"a"}]`)
+	})
+	_, errs := collect(newClient(t, rec.srv.URL+"/seo").Workspaces.All(context.Background(), nil))
+	require.Len(t, errs, 1)
+	assert.ErrorIs(t, errs[0], seoapi.ErrInvalidArgument)
+	assert.Len(t, rec.requests(), 1)
+}
+
+func TestAllYieldsPageErrorAfterEarlierItems(t *testing.T) {
+	t.Parallel()
+	rec := pagedServer(t, func(n int, r *http.Request, w http.ResponseWriter) {
+		if n == 3 {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"gone"}`)
+			return
+		}
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=%d>; rel="next"`, r.Host, n+1))
+		fmt.Fprintf(w, `[{"id":"p%d-a"},{"id":"p%d-b"}]`, n, n)
+	})
+	var ids []string
+	var errs []error
+	for ws, err := range newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil) {
+		if err != nil {
+			assert.Nil(t, ws)
+			errs = append(errs, err)
+			continue
+		}
+		ids = append(ids, ws.ID)
+	}
+	assert.Equal(t, []string{"p1-a", "p1-b", "p2-a", "p2-b"}, ids)
+	require.Len(t, errs, 1, "the error is yielded once")
+	assert.ErrorIs(t, errs[0], seoapi.ErrNotFound)
+	assert.Len(t, rec.requests(), 3)
+}
+
+func TestEnvelopePagingDiscovery(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		body   string
+		page   int
+		cursor string
+		next   string // path and query of NextURL
+	}{
+		{"next", `{"data":[{"id":"a"}],"next":"/api/workspaces?page=2"}`, 2, "", "/api/workspaces?page=2"},
+		{"nextUrl", `{"data":[{"id":"a"}],"nextUrl":"/api/workspaces?cursor=zz"}`, 0, "zz", "/api/workspaces?cursor=zz"},
+		{"next_url", `{"items":[{"id":"a"}],"next_url":"/api/workspaces?page=3"}`, 3, "", "/api/workspaces?page=3"},
+		{"links.next", `{"data":[{"id":"a"}],"links":{"next":"/api/workspaces?page=2","prev":null}}`, 2, "", "/api/workspaces?page=2"},
+		{"nextCursor", `{"data":[{"id":"a"}],"nextCursor":"c1"}`, 0, "c1", ""},
+		{"next_cursor under meta", `{"data":[{"id":"a"}],"meta":{"next_cursor":"c1"}}`, 0, "c1", ""},
+		{"cursor with hasMore", `{"data":[{"id":"a"}],"cursor":"c9","hasMore":true}`, 0, "c9", ""},
+		{"cursor with has_more false", `{"data":[{"id":"a"}],"cursor":"c9","has_more":false}`, 0, "", ""},
+		{"page and totalPages", `{"data":[{"id":"a"}],"page":1,"totalPages":3}`, 2, "", ""},
+		{"last page", `{"data":[{"id":"a"}],"page":3,"total_pages":3}`, 0, "", ""},
+		{"page, perPage, total under pagination", `{"data":[{"id":"a"}],"pagination":{"page":2,"perPage":10,"total":25}}`, 3, "", ""},
+		{"page, per_page, total complete", `{"data":[{"id":"a"}],"meta":{"page":3,"per_page":10,"total":25}}`, 0, "", ""},
+		{"nothing", `{"data":[{"id":"a"}]}`, 0, "", ""},
+		{"bare array", `[{"id":"a"}]`, 0, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(200, tt.body))
+			_, resp, err := newClient(t, rec.srv.URL).Workspaces.List(context.Background(), nil)
+			require.NoError(t, err)
+			assert.Equal(t, tt.page, resp.NextPage)
+			assert.Equal(t, tt.cursor, resp.NextCursor)
+			if tt.next == "" {
+				assert.Empty(t, resp.NextURL)
+			} else {
+				u, err := url.Parse(resp.NextURL)
+				require.NoError(t, err)
+				assert.Equal(t, rec.srv.URL+tt.next, resp.NextURL, "resolved against the request")
+				assert.Equal(t, tt.next, u.RequestURI())
+			}
+		})
+	}
+}
+
+func TestLinkHeaderForms(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		header []string
+		next   string
+	}{
+		{"next and last", []string{`<HOST/api/workspaces?page=2>; rel="next", <HOST/api/workspaces?page=9>; rel="last"`}, "/api/workspaces?page=2"},
+		{"last first", []string{`<HOST/api/workspaces?page=9>; rel="last", <HOST/api/workspaces?page=2>; rel="next"`}, "/api/workspaces?page=2"},
+		{"rel list and comma in URL", []string{`<HOST/api/workspaces?ids=a,b&page=2>; title="x, y"; rel="prefetch next"`}, "/api/workspaces?ids=a,b&page=2"},
+		{"unquoted rel, two headers", []string{`<HOST/api/workspaces?page=9>; rel=last`, `<HOST/api/workspaces?page=4>; rel=next`}, "/api/workspaces?page=4"},
+		{"relative reference", []string{`</api/workspaces?page=5>; rel="next"`}, "/api/workspaces?page=5"},
+		{"no next", []string{`<HOST/api/workspaces?page=1>; rel="prev"`}, ""},
+		{"malformed", []string{`HOST/api/workspaces?page=2; rel="next"`, `<unterminated; rel="next"`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var rec *recorder
+			rec = newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				for _, h := range tt.header {
+					w.Header().Add("Link", strings.ReplaceAll(h, "HOST", "http://"+r.Host))
+				}
+				w.Write([]byte(`[]`))
+			})
+			_, resp, err := newClient(t, rec.srv.URL).Workspaces.List(context.Background(), nil)
+			require.NoError(t, err)
+			if tt.next == "" {
+				assert.Empty(t, resp.NextURL)
+				return
+			}
+			assert.Equal(t, rec.srv.URL+tt.next, resp.NextURL)
+		})
+	}
+}
+
+func TestAllUsesLimiterAndRetries(t *testing.T) {
+	t.Parallel()
+	lim := &countingLimiter{}
+	var failed atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		if page == 2 && failed.CompareAndSwap(false, true) {
+			w.WriteHeader(503)
+			return
+		}
+		if page < 3 {
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=%d>; rel="next"`, r.Host, max(page, 1)+1))
+		}
+		fmt.Fprintf(w, `[{"id":"p%d"}]`, max(page, 1))
+	}))
+	defer srv.Close()
+	c, err := seoapi.NewClient(srv.URL, testKey, seoapi.WithLimiter(lim), seoapi.WithRetryWait(0, 0))
+	require.NoError(t, err)
+	items, errs := collect(c.Workspaces.All(context.Background(), nil))
+	assert.Empty(t, errs)
+	assert.Len(t, items, 3)
+	assert.EqualValues(t, 4, lim.n.Load(), "3 pages plus one retry, each through the limiter")
+}
