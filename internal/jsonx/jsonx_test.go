@@ -1,0 +1,153 @@
+package jsonx
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestEachField(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		keys []string
+		vals []string
+		ok   bool
+	}{
+		{`{}`, nil, nil, true},
+		{` { "a" : 1 , "B_c":"x" } `, []string{"a", "bc"}, []string{"1", `"x"`}, true},
+		{`{"created-At":{"n":[1,{"x":"}"}]},"e":"q\"\\"}`, []string{"createdat", "e"}, []string{`{"n":[1,{"x":"}"}]}`, `"q\"\\"`}, true},
+		{`{"\u0069d":7}`, []string{"id"}, []string{"7"}, true},
+		{`{"a":1,}`, []string{"a"}, []string{"1"}, false},
+		{`{"a" 1}`, nil, nil, false},
+		{`{"a":`, nil, nil, false},
+		{`[1]`, nil, nil, false},
+		{`{"a":"unterminated}`, nil, nil, false},
+		{``, nil, nil, false},
+	}
+	for _, tt := range tests {
+		var keys, vals []string
+		ok := EachField(Value(tt.in), func(k []byte, v Value) bool {
+			keys = append(keys, string(k))
+			vals = append(vals, string(v))
+			return true
+		})
+		assert.Equal(t, tt.ok, ok, tt.in)
+		assert.Equal(t, tt.keys, keys, tt.in)
+		assert.Equal(t, tt.vals, vals, tt.in)
+	}
+}
+
+func TestNormalizeKeyTooLong(t *testing.T) {
+	t.Parallel()
+	var buf [maxKey]byte
+	assert.Nil(t, NormalizeKey(&buf, []byte(strings.Repeat("a", maxKey+1))))
+	assert.Equal(t, "workspaceid", string(NormalizeKey(&buf, []byte("Workspace_ID"))))
+}
+
+func TestEachElement(t *testing.T) {
+	t.Parallel()
+	var got []string
+	ok := EachElement(Value(`[1, "a,b", {"x":[2,3]}, [ ], null ,true]`), func(v Value) bool {
+		got = append(got, string(v))
+		return true
+	})
+	assert.True(t, ok)
+	assert.Equal(t, []string{"1", `"a,b"`, `{"x":[2,3]}`, "[ ]", "null", "true"}, got)
+	assert.True(t, EachElement(Value(`[]`), func(Value) bool { t.Fatal("no elements"); return true }))
+	assert.False(t, EachElement(Value(`[1 2]`), func(Value) bool { return true }))
+	n := 0
+	assert.True(t, EachElement(Value(`[1,2,3]`), func(Value) bool { n++; return n < 2 }), "stopping early is not a failure")
+	assert.Equal(t, 2, n)
+}
+
+func TestDeepNestingCostsNoStack(t *testing.T) {
+	t.Parallel()
+	deep := `{"a":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `,"b":1}`
+	var keys []string
+	assert.True(t, EachField(Value(deep), func(k []byte, _ Value) bool { keys = append(keys, string(k)); return true }))
+	assert.Equal(t, []string{"a", "b"}, keys)
+}
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	tests := map[string]struct {
+		want string
+		ok   bool
+	}{
+		`"abc"`:                     {"abc", true},
+		`"a\u00e9\n"`:               {"aé\n", true},
+		`12345678901234567`:         {"12345678901234567", true},
+		`-1.5e3`:                    {"-1.5e3", true},
+		`true`:                      {"", false},
+		`null`:                      {"", false},
+		`{"a":1}`:                   {"", false},
+		`"bad \x"`:                  {"", false},
+		"\"tab\tinside\"":           {"", false},
+		"\"invalid utf8 \xff end\"": {"invalid utf8 \ufffd end", true},
+	}
+	for in, tt := range tests {
+		got, ok := Value(in).Text()
+		assert.Equal(t, tt.ok, ok, in)
+		assert.Equal(t, tt.want, got, in)
+	}
+}
+
+func TestTime(t *testing.T) {
+	t.Parallel()
+	base := time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
+	tests := map[string]struct {
+		want time.Time
+		ok   bool
+	}{
+		`"2025-03-04T05:06:07Z"`:           {base, true},
+		`"2025-03-04T05:06:07.5Z"`:         {base.Add(500 * time.Millisecond), true},
+		`"2025-03-04T06:06:07+01:00"`:      {base, true},
+		`1741064767`:                       {base, true},
+		`1741064767.25`:                    {base.Add(250 * time.Millisecond), true},
+		`1741064767000`:                    {base, true},
+		`"2025-03-04"`:                     {time.Time{}, false},
+		`"1741064767"`:                     {time.Time{}, false},
+		`1e400`:                            {time.Time{}, false},
+		`true`:                             {time.Time{}, false},
+		`99999999999999999999999999999999`: {time.Time{}, false},
+	}
+	for in, tt := range tests {
+		got, ok := Value(in).Time()
+		assert.Equal(t, tt.ok, ok, in)
+		assert.True(t, tt.want.Equal(got), "%s: got %v", in, got)
+	}
+}
+
+func TestInt(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int{`3`: 3, `"4"`: 4, `-2`: -2} {
+		got, ok := Value(in).Int()
+		assert.True(t, ok, in)
+		assert.Equal(t, want, got, in)
+	}
+	for _, in := range []string{`1.5`, `"x"`, `null`, `99999999999999999999`} {
+		_, ok := Value(in).Int()
+		assert.False(t, ok, in)
+	}
+}
+
+func TestListAndObject(t *testing.T) {
+	t.Parallel()
+	l, ok := List(Value(`{"meta":{},"projects":[1]}`), "projects")
+	assert.True(t, ok)
+	assert.Equal(t, "[1]", string(l))
+	l, ok = List(Value(`{"data":null,"x":[1]}`))
+	assert.True(t, ok)
+	assert.Equal(t, "[]", string(l))
+	_, ok = List(Value(`{"a":[1],"b":[2]}`))
+	assert.False(t, ok, "two arrays and no known key: ambiguous")
+	_, ok = List(Value(`42`))
+	assert.False(t, ok)
+
+	assert.Equal(t, `{"id":1}`, string(Object(Value(`{"workspace":{"id":1}}`), "workspace")))
+	assert.Equal(t, `{"id":2,"data":{"id":1}}`, string(Object(Value(`{"id":2,"data":{"id":1}}`))))
+	assert.Equal(t, `{"ok":true}`, string(Object(Value(`{"ok":true}`))))
+}
