@@ -215,13 +215,19 @@ func snippet(body []byte) string {
 		case unicode.IsSpace(r) || unicode.IsControl(r):
 			space = b.Len() > 0
 		default:
+			need := 1
+			if space {
+				need++
+			}
+			if runes+need > maxSnippet {
+				return b.String()
+			}
 			if space {
 				b.WriteByte(' ')
-				runes++
 				space = false
 			}
 			b.WriteRune(r)
-			runes++
+			runes += need
 		}
 	}
 	return b.String()
