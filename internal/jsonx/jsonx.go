@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -142,6 +143,8 @@ func NormalizeKey(buf *[maxKey]byte, key []byte) []byte {
 	return buf[:n]
 }
 
+var keyBuffers = sync.Pool{New: func() any { return new([maxKey]byte) }}
+
 // EachField calls fn for each member of the object v with its key
 // normalised by NormalizeKey and its value. It stops early when fn returns
 // false. It reports false when v is not a well-formed object.
@@ -151,7 +154,10 @@ func EachField(v Value, fn func(key []byte, val Value) bool) bool {
 	if i >= len(data) || data[i] != '{' {
 		return false
 	}
-	var buf [maxKey]byte
+	// The key buffer escapes to fn, so it comes from a pool rather than
+	// costing an allocation per object.
+	buf := keyBuffers.Get().(*[maxKey]byte)
+	defer keyBuffers.Put(buf)
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
 		return true
@@ -174,7 +180,7 @@ func EachField(v Value, fn func(key []byte, val Value) bool) bool {
 		if valEnd < 0 {
 			return false
 		}
-		if !fn(NormalizeKey(&buf, unescapeKey(rawKey)), Value(data[i:valEnd])) {
+		if !fn(NormalizeKey(buf, unescapeKey(rawKey)), Value(data[i:valEnd])) {
 			return true
 		}
 		i = skipSpace(data, valEnd)
@@ -354,6 +360,12 @@ const millisThreshold = 1e11
 // seconds, or a number of Unix seconds or milliseconds.
 func (v Value) Time() (time.Time, bool) {
 	if v.Kind() == '"' {
+		// The common case, an RFC 3339 string without escapes, parses
+		// straight from the bytes without allocating.
+		var t time.Time
+		if bytes.IndexByte(v, '\\') < 0 && t.UnmarshalJSON(v) == nil {
+			return t, true
+		}
 		s, ok := v.String()
 		if !ok {
 			return time.Time{}, false
