@@ -317,8 +317,7 @@ func TestLinkHeaderForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var rec *recorder
-			rec = newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 				for _, h := range tt.header {
 					w.Header().Add("Link", strings.ReplaceAll(h, "HOST", "http://"+r.Host))
 				}
