@@ -25,13 +25,14 @@ var resourceType = reflect.TypeFor[resource]()
 
 var errMalformed = errors.New("malformed JSON")
 
-// decodeBody decodes a 2xx body into v. An empty body leaves v as it is.
+// decodeBody decodes a 2xx body into v. An empty or null body leaves v as
+// it is.
 // A resource is unwrapped from a data or singular-name envelope; a slice of
 // resources from a bare array or a list envelope, whose paging fields are
 // recorded in resp; anything else is decoded by encoding/json.
 func decodeBody(body []byte, v any, resp *Response) error {
 	data := jsonx.Trim(body)
-	if len(data) == 0 {
+	if len(data) == 0 || string(data) == "null" {
 		return nil
 	}
 	if !json.Valid(data) {
@@ -39,7 +40,7 @@ func decodeBody(body []byte, v any, resp *Response) error {
 	}
 	if r, ok := v.(resource); ok {
 		singular, _ := r.jsonNames()
-		return r.UnmarshalJSON(jsonx.Object(data, singular))
+		return r.UnmarshalJSON(jsonx.Single(data, singular))
 	}
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Slice {

@@ -87,7 +87,7 @@ func TestEmptySuccessBodies(t *testing.T) {
 	for _, tc := range []struct {
 		status int
 		body   string
-	}{{204, ""}, {200, ""}, {201, "  \n"}} {
+	}{{204, ""}, {200, ""}, {201, "  \n"}, {200, "null"}} {
 		rec := newRecorder(t, respond(tc.status, tc.body))
 		ws, resp, err := newClient(t, rec.srv.URL).Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "x"})
 		require.NoError(t, err)

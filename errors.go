@@ -152,41 +152,38 @@ func parseErrorBody(body []byte) (message, code string) {
 	if !v.IsObject() {
 		return snippet(body), ""
 	}
-	if e, ok := jsonx.Field(v, "error"); ok {
+	fields := jsonx.Fields(v)
+	if e, ok := fields.Get("error"); ok {
 		if s, ok := e.String(); ok {
 			message = s
 		} else if e.IsObject() {
-			message, code = messageAndCode(e)
+			message, code = messageAndCode(jsonx.Fields(e))
 		}
 	}
 	if message == "" && code == "" {
-		message, code = messageAndCode(v)
+		message, code = messageAndCode(fields)
 	}
-	if message == "" {
-		if errs, ok := jsonx.Field(v, "errors"); ok {
-			jsonx.EachElement(errs, func(elem jsonx.Value) bool {
-				if s, ok := elem.String(); ok {
-					message = s
-				} else {
-					message, code = messageAndCode(elem)
-				}
-				return false
-			})
-		}
+	if errs, ok := fields.Get("errors"); ok && message == "" {
+		jsonx.EachElement(errs, func(elem jsonx.Value) bool {
+			if s, ok := elem.String(); ok {
+				message = s
+			} else {
+				message, code = messageAndCode(jsonx.Fields(elem))
+			}
+			return false
+		})
 	}
-	if message == "" {
-		if d, ok := jsonx.Field(v, "detail"); ok {
-			message, _ = d.String()
-		}
+	if d, ok := fields.Get("detail"); ok && message == "" {
+		message, _ = d.String()
 	}
 	return message, code
 }
 
-func messageAndCode(obj jsonx.Value) (message, code string) {
-	if m, ok := jsonx.Field(obj, "message", "msg", "description"); ok {
+func messageAndCode(obj jsonx.Object) (message, code string) {
+	if m, ok := obj.Get("message", "msg", "description"); ok {
 		message, _ = m.String()
 	}
-	if c, ok := jsonx.Field(obj, "code", "type"); ok {
+	if c, ok := obj.Get("code", "type"); ok {
 		code, _ = c.Text()
 	}
 	return message, code

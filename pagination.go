@@ -158,15 +158,16 @@ func splitLinkParams(v string) (params []string, rest string) {
 
 // readEnvelope records the next page an enveloped list body announces,
 // when no Link header did: a next link, a cursor, or page counters, at the
-// top level or under meta, pagination or links.
+// top level or under meta, pagination, paging or links.
 func (r *Response) readEnvelope(body jsonx.Value) {
 	if r.NextURL != "" || r.NextCursor != "" || r.NextPage != 0 {
 		return
 	}
-	scopes := []jsonx.Value{body}
+	top := jsonx.Fields(body)
+	scopes := []jsonx.Object{top}
 	for _, name := range [...]string{"meta", "pagination", "paging", "links"} {
-		if v, ok := jsonx.Field(body, name); ok && v.IsObject() {
-			scopes = append(scopes, v)
+		if v, ok := top.Get(name); ok && v.IsObject() {
+			scopes = append(scopes, jsonx.Fields(v))
 		}
 	}
 	for _, scope := range scopes {
@@ -177,16 +178,15 @@ func (r *Response) readEnvelope(body jsonx.Value) {
 }
 
 // readPaging reads the paging fields of one object and reports whether it
-// found where the next page is.
-func (r *Response) readPaging(obj jsonx.Value) bool {
-	if more, ok := jsonx.Field(obj, "hasmore", "hasnext", "hasnextpage"); ok {
-		if b, ok := more.Bool(); ok && !b {
-			return true // the server said this is the last page
-		}
+// settled where the next page is (or that there is none).
+func (r *Response) readPaging(obj jsonx.Object) bool {
+	hasMore, hasMoreSent := boolField(obj, "hasmore", "hasnext", "hasnextpage")
+	if hasMoreSent && !hasMore {
+		return true // the server said this is the last page
 	}
-	if next, ok := jsonx.Field(obj, "nexturl", "next", "nextlink", "nextpageurl"); ok {
+	if next, ok := obj.Get("nexturl", "next", "nextlink", "nextpageurl"); ok {
 		if next.IsObject() {
-			next, _ = jsonx.Field(next, "href", "url")
+			next, _ = jsonx.Fields(next).Get("href", "url")
 		}
 		if s, ok := next.String(); ok && s != "" {
 			if strings.ContainsAny(s, "/?") {
@@ -201,34 +201,24 @@ func (r *Response) readPaging(obj jsonx.Value) bool {
 			return true
 		}
 	}
-	if c, ok := jsonx.Field(obj, "nextcursor", "nextpagetoken", "nexttoken"); ok {
-		if s, ok := c.Text(); ok && s != "" {
-			r.NextCursor = s
-			return true
-		}
+	if c, ok := textField(obj, "nextcursor", "nextpagetoken", "nexttoken"); ok {
+		r.NextCursor = c
+		return true
 	}
-	if more, ok := jsonx.Field(obj, "hasmore", "hasnext", "hasnextpage"); ok {
-		if b, _ := more.Bool(); b {
-			if c, ok := jsonx.Field(obj, "cursor", "endcursor", "after"); ok {
-				if s, ok := c.Text(); ok && s != "" {
-					r.NextCursor = s
-					return true
-				}
-			}
-		}
+	if c, ok := textField(obj, "cursor", "endcursor", "after"); ok && hasMore {
+		r.NextCursor = c
+		return true
 	}
-	if n, ok := jsonx.Field(obj, "nextpage"); ok {
-		if p, ok := n.Int(); ok && p > 0 {
-			r.NextPage = p
-			return true
-		}
+	if p, ok := intField(obj, "nextpage"); ok && p > 0 {
+		r.NextPage = p
+		return true
 	}
 	return r.readPageCounters(obj)
 }
 
 // readPageCounters reads page with totalPages, or page with perPage and
 // total.
-func (r *Response) readPageCounters(obj jsonx.Value) bool {
+func (r *Response) readPageCounters(obj jsonx.Object) bool {
 	page, ok := intField(obj, "page", "currentpage")
 	if !ok || page < 1 {
 		return false
@@ -248,12 +238,30 @@ func (r *Response) readPageCounters(obj jsonx.Value) bool {
 	return true
 }
 
-func intField(obj jsonx.Value, names ...string) (int, bool) {
-	v, ok := jsonx.Field(obj, names...)
+func intField(obj jsonx.Object, names ...string) (int, bool) {
+	v, ok := obj.Get(names...)
 	if !ok {
 		return 0, false
 	}
 	return v.Int()
+}
+
+func boolField(obj jsonx.Object, names ...string) (value, ok bool) {
+	v, ok := obj.Get(names...)
+	if !ok {
+		return false, false
+	}
+	return v.Bool()
+}
+
+// textField returns a non-empty string or number member.
+func textField(obj jsonx.Object, names ...string) (string, bool) {
+	v, ok := obj.Get(names...)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.Text()
+	return s, ok && s != ""
 }
 
 // listAll iterates over every item of a list, following the next page the

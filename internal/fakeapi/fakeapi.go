@@ -371,15 +371,11 @@ func (s *Server) serveWorkspaces(w http.ResponseWriter, r *http.Request, acct *a
 		}
 		s.writeList(w, r, list)
 	case http.MethodPost:
-		body, ok := readBody(w, r)
+		f, ok := readForm(w, r, []string{"name"})
 		if !ok {
 			return
 		}
-		name, ok := requiredString(w, body, "name")
-		if !ok {
-			return
-		}
-		ws := s.addWorkspace(acct, name)
+		ws := s.addWorkspace(acct, f["name"])
 		writeJSON(w, http.StatusCreated, ws)
 	default:
 		methodNotAllowed(w, "GET, POST")
@@ -391,20 +387,12 @@ func (s *Server) serveProjects(w http.ResponseWriter, r *http.Request, ws *works
 	case http.MethodGet:
 		s.writeList(w, r, toAny(ws.projects))
 	case http.MethodPost:
-		body, ok := readBody(w, r)
-		if !ok {
-			return
-		}
-		name, ok := requiredString(w, body, "name")
-		if !ok {
-			return
-		}
-		domain, ok := optionalString(w, body, "domain")
+		f, ok := readForm(w, r, []string{"name"}, "domain")
 		if !ok {
 			return
 		}
 		now := s.now().UTC()
-		p := &project{ID: s.newID("proj"), WorkspaceID: ws.ID, Name: name, Domain: domain, CreatedAt: now, UpdatedAt: now}
+		p := &project{ID: s.newID("proj"), WorkspaceID: ws.ID, Name: f["name"], Domain: f["domain"], CreatedAt: now, UpdatedAt: now}
 		ws.projects = append(ws.projects, p)
 		writeJSON(w, http.StatusCreated, p)
 	default:
@@ -420,22 +408,18 @@ func (s *Server) serveProject(w http.ResponseWriter, r *http.Request, ws *worksp
 	}
 	switch r.Method {
 	case http.MethodPatch:
-		body, ok := readBody(w, r)
+		f, ok := readForm(w, r, nil, "name", "domain")
 		if !ok {
 			return
 		}
-		if _, sent := body["name"]; sent {
-			name, ok := requiredString(w, body, "name")
-			if !ok {
+		if name, sent := f["name"]; sent {
+			if strings.TrimSpace(name) == "" {
+				writeError(w, http.StatusUnprocessableEntity, "validation_failed", "name must be a non-empty string")
 				return
 			}
 			p.Name = name
 		}
-		domain, ok := optionalString(w, body, "domain")
-		if !ok {
-			return
-		}
-		if _, sent := body["domain"]; sent {
+		if domain, sent := f["domain"]; sent {
 			p.Domain = domain
 		}
 		p.UpdatedAt = s.now().UTC()
@@ -474,20 +458,13 @@ func (s *Server) serveMembers(w http.ResponseWriter, r *http.Request, ws *worksp
 	case http.MethodGet:
 		s.writeList(w, r, toAny(ws.members))
 	case http.MethodPost:
-		body, ok := readBody(w, r)
+		f, ok := readForm(w, r, []string{"email"}, "role", "name")
 		if !ok {
 			return
 		}
-		email, ok := requiredString(w, body, "email")
-		if !ok {
-			return
-		}
+		email, role := f["email"], f["role"]
 		if !strings.Contains(email, "@") {
 			writeError(w, http.StatusUnprocessableEntity, "validation_failed", "email is not an email address")
-			return
-		}
-		role, ok := optionalString(w, body, "role")
-		if !ok {
 			return
 		}
 		if role == "" {
@@ -499,8 +476,7 @@ func (s *Server) serveMembers(w http.ResponseWriter, r *http.Request, ws *worksp
 				return
 			}
 		}
-		name, _ := body["name"].(string)
-		m := &member{ID: s.newID("mem"), Email: email, Name: name, Role: role, CreatedAt: s.now().UTC()}
+		m := &member{ID: s.newID("mem"), Email: email, Name: f["name"], Role: role, CreatedAt: s.now().UTC()}
 		ws.members = append(ws.members, m)
 		writeJSON(w, http.StatusCreated, m)
 	default:
@@ -520,15 +496,11 @@ func (s *Server) serveAPIKeys(w http.ResponseWriter, r *http.Request, ws *worksp
 		slices.SortFunc(list, func(a, b any) int { return strings.Compare(a.(*keyRec).ID, b.(*keyRec).ID) })
 		s.writeList(w, r, list)
 	case http.MethodPost:
-		body, ok := readBody(w, r)
+		f, ok := readForm(w, r, []string{"name"})
 		if !ok {
 			return
 		}
-		name, ok := requiredString(w, body, "name")
-		if !ok {
-			return
-		}
-		rec := s.addKey(ws.account, ws.ID, name)
+		rec := s.addKey(ws.account, ws.ID, f["name"])
 		// The secret is shown once, in the response to its creation.
 		writeJSON(w, http.StatusCreated, struct {
 			*keyRec
@@ -550,40 +522,40 @@ func toAny[T any](items []T) []any {
 // maxBody caps request bodies.
 const maxBody = 1 << 20
 
-func readBody(w http.ResponseWriter, r *http.Request) (map[string]any, bool) {
+// readForm reads a JSON object body as the string fields a handler needs:
+// each of required must be a non-empty string; each of optional a string,
+// null or absent. The result holds the fields that were sent as strings.
+// It answers 415, 400 or 422 and returns false when the body falls short.
+func readForm(w http.ResponseWriter, r *http.Request, required []string, optional ...string) (map[string]string, bool) {
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		writeError(w, http.StatusUnsupportedMediaType, "unsupported_media_type", "Content-Type must be application/json")
 		return nil, false
 	}
 	var body map[string]any
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
-	if err := dec.Decode(&body); err != nil || body == nil {
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(&body); err != nil || body == nil {
 		writeError(w, http.StatusBadRequest, "invalid_json", "request body must be a JSON object")
 		return nil, false
 	}
-	return body, true
-}
-
-func requiredString(w http.ResponseWriter, body map[string]any, field string) (string, bool) {
-	v, ok := body[field].(string)
-	if !ok || strings.TrimSpace(v) == "" {
-		writeError(w, http.StatusUnprocessableEntity, "validation_failed", field+" is required and must be a non-empty string")
-		return "", false
+	form := map[string]string{}
+	for _, field := range required {
+		v, ok := body[field].(string)
+		if !ok || strings.TrimSpace(v) == "" {
+			writeError(w, http.StatusUnprocessableEntity, "validation_failed", field+" is required and must be a non-empty string")
+			return nil, false
+		}
+		form[field] = v
 	}
-	return v, true
-}
-
-func optionalString(w http.ResponseWriter, body map[string]any, field string) (string, bool) {
-	raw, present := body[field]
-	if !present || raw == nil {
-		return "", true
+	for _, field := range optional {
+		switch v := body[field].(type) {
+		case nil:
+		case string:
+			form[field] = v
+		default:
+			writeError(w, http.StatusUnprocessableEntity, "validation_failed", field+" must be a string")
+			return nil, false
+		}
 	}
-	v, ok := raw.(string)
-	if !ok {
-		writeError(w, http.StatusUnprocessableEntity, "validation_failed", field+" must be a string")
-		return "", false
-	}
-	return v, true
+	return form, true
 }
 
 func methodNotAllowed(w http.ResponseWriter, allow string) {

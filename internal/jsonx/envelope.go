@@ -55,11 +55,11 @@ func List(body Value, plurals ...string) (list Value, ok bool) {
 	return nil, false
 }
 
-// Object finds the object in a single-resource response body: the body
+// Single finds the object in a single-resource response body: the body
 // itself when it has an "id" member, else its data member or a member
 // named one of singulars (normalised) when that is an object, else the
 // body itself.
-func Object(body Value, singulars ...string) Value {
+func Single(body Value, singulars ...string) Value {
 	body = Trim(body)
 	if !body.IsObject() {
 		return body

@@ -251,26 +251,28 @@ func EachElement(v Value, fn func(elem Value) bool) bool {
 	return false
 }
 
-// Field returns the value of the first member of object v whose normalised
-// key is one of names (given already normalised), trying names in order.
-func Field(v Value, names ...string) (Value, bool) {
-	found := make([]Value, len(names))
-	matched := false
+// Object is the members of a JSON object by normalised key (see
+// NormalizeKey); where two keys normalise alike, the first wins.
+type Object map[string]Value
+
+// Fields indexes the members of object v in one pass. It returns an empty
+// Object when v is not an object.
+func Fields(v Value) Object {
+	o := Object{}
 	EachField(v, func(key []byte, val Value) bool {
-		for i, name := range names {
-			if found[i] == nil && string(key) == name {
-				found[i] = val
-				matched = true
-			}
+		if _, dup := o[string(key)]; !dup {
+			o[string(key)] = val
 		}
 		return true
 	})
-	if !matched {
-		return nil, false
-	}
-	for _, f := range found {
-		if f != nil {
-			return f, true
+	return o
+}
+
+// Get returns the value of the first of names (normalised) that is present.
+func (o Object) Get(names ...string) (Value, bool) {
+	for _, name := range names {
+		if v, ok := o[name]; ok {
+			return v, true
 		}
 	}
 	return nil, false

@@ -147,7 +147,7 @@ func TestListAndObject(t *testing.T) {
 	_, ok = List(Value(`42`))
 	assert.False(t, ok)
 
-	assert.Equal(t, `{"id":1}`, string(Object(Value(`{"workspace":{"id":1}}`), "workspace")))
-	assert.Equal(t, `{"id":2,"data":{"id":1}}`, string(Object(Value(`{"id":2,"data":{"id":1}}`))))
-	assert.Equal(t, `{"ok":true}`, string(Object(Value(`{"ok":true}`))))
+	assert.Equal(t, `{"id":1}`, string(Single(Value(`{"workspace":{"id":1}}`), "workspace")))
+	assert.Equal(t, `{"id":2,"data":{"id":1}}`, string(Single(Value(`{"id":2,"data":{"id":1}}`))))
+	assert.Equal(t, `{"ok":true}`, string(Single(Value(`{"ok":true}`))))
 }
