@@ -160,7 +160,9 @@ func tooLong(ctx context.Context, wait, maxWait time.Duration) bool {
 // connection that never opened.
 func (call *callState) retryable(resp *http.Response, err error) bool {
 	if err != nil {
-		if isLocalRefusal(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || isPermanent(err) {
+		// The caller's own context was checked before this; a deadline
+		// error here is the per-attempt timeout of the HTTP client.
+		if isLocalRefusal(err) || isPermanent(err) {
 			return false
 		}
 		return call.idem || isDialError(err)

@@ -346,3 +346,31 @@ func TestLimiterErrorStopsTheCall(t *testing.T) {
 	require.ErrorIs(t, err, seoapi.ErrRateLimited)
 	assert.Len(t, rec.requests(), 1)
 }
+
+func TestAttemptTimeoutRetriedOnlyWhenSafe(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"GET", "POST"} {
+		var calls atomic.Int32
+		rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+			if calls.Add(1) == 1 {
+				time.Sleep(400 * time.Millisecond) // longer than the attempt timeout
+			}
+			w.WriteHeader(200)
+			w.Write([]byte(`[]`))
+		})
+		hc := &http.Client{Timeout: 100 * time.Millisecond}
+		c := newClient(t, rec.srv.URL, seoapi.WithHTTPClient(hc))
+		req, err := c.NewRequest(context.Background(), method, "api/workspaces", nil)
+		require.NoError(t, err)
+		resp, err := c.Do(req, nil)
+		if method == "GET" {
+			require.NoError(t, err, "a timed-out GET is retried")
+			assert.Equal(t, 2, resp.Attempts)
+			continue
+		}
+		require.Error(t, err, "a timed-out POST may have taken effect")
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
+		time.Sleep(400 * time.Millisecond)
+		assert.Len(t, rec.requests(), 1, "the POST was sent once")
+	}
+}
