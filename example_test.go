@@ -106,3 +106,46 @@ func ExampleMembersService_All() {
 	// ana@acme.example member
 	// bo@acme.example member
 }
+
+func ExampleNewLimiter() {
+	url, key, _, stop := exampleServer()
+	defer stop()
+
+	// Two clients of the same key share one budget: together they stay
+	// under 10 000 requests an hour and 50 a second.
+	shared, err := seoapi.NewLimiter(seoapi.DefaultRequestsPerHour, seoapi.DefaultRequestsPerSecond, seoapi.DefaultMaxWait)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	reporting, _ := seoapi.NewClient(url, key, seoapi.WithLimiter(shared))
+	syncing, _ := seoapi.NewClient(url, key, seoapi.WithLimiter(shared))
+
+	ctx := context.Background()
+	a, _, errA := reporting.Workspaces.List(ctx, nil)
+	b, _, errB := syncing.Workspaces.List(ctx, nil)
+	fmt.Println(len(a), len(b), errA, errB)
+	// Output: 1 1 <nil> <nil>
+}
+
+func ExampleClient_Do() {
+	url, key, _, stop := exampleServer()
+	defer stop()
+	client, _ := seoapi.NewClient(url, key)
+
+	// NewRequest and Do send any request through the same headers, limiter,
+	// retries and error mapping as the services.
+	req, err := client.NewRequest(context.Background(), "GET", "api/workspaces", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var raw []map[string]any
+	resp, err := client.Do(req, &raw)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(resp.StatusCode, len(raw), raw[0]["name"])
+	// Output: 200 1 Default workspace
+}

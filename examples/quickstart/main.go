@@ -105,33 +105,25 @@ func listEverything(ctx context.Context, out io.Writer, client *seoapi.Client) e
 // tour calls all twelve endpoints in a sensible order. seed, when non-nil,
 // adds the content plans and competitors the API has no endpoint for.
 func tour(ctx context.Context, out io.Writer, client *seoapi.Client, seed func(workspaceID, projectID string) error) error {
-	step := stepper{out: out}
+	p := printer{out: out}
 
 	workspaces, _, err := client.Workspaces.List(ctx, nil)
 	if err != nil {
 		return err
 	}
-	step.title("GET /api/workspaces")
-	t := newTable(out, "ID", "NAME", "CREATED")
-	for _, w := range workspaces {
-		t.row(w.ID, w.Name, stamp(w.CreatedAt))
-	}
-	t.flush()
+	p.show("GET /api/workspaces", workspaceRows(workspaces...))
 
 	ws, _, err := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme Marketing"})
 	if err != nil {
 		return err
 	}
-	step.title("POST /api/workspaces")
-	newTable(out, "ID", "NAME", "CREATED").row(ws.ID, ws.Name, stamp(ws.CreatedAt)).flush()
+	p.show("POST /api/workspaces", workspaceRows(ws))
 
 	project, _, err := client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: "Acme Shoes", Domain: "acmeshoes.example"})
 	if err != nil {
 		return err
 	}
-	step.title("POST /api/workspaces/:id/projects")
-	printProjects(out, project)
-
+	p.show("POST /api/workspaces/:id/projects", projectRows(project))
 	if seed != nil {
 		if err := seed(ws.ID, project.ID); err != nil {
 			return err
@@ -142,78 +134,56 @@ func tour(ctx context.Context, out io.Writer, client *seoapi.Client, seed func(w
 	if err != nil {
 		return err
 	}
-	step.title("GET /api/workspaces/:id/projects")
-	printProjects(out, projects...)
+	p.show("GET /api/workspaces/:id/projects", projectRows(projects...))
 
 	updated, _, err := client.Projects.Update(ctx, ws.ID, project.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("Acme Shoes EU")})
 	if err != nil {
 		return err
 	}
-	step.title("PATCH /api/workspaces/:id/projects/:projectId (name only)")
-	printProjects(out, updated)
+	p.show("PATCH /api/workspaces/:id/projects/:projectId (name only)", projectRows(updated))
 
 	plans, _, err := client.ContentPlans.List(ctx, ws.ID, nil)
 	if err != nil {
 		return err
 	}
-	step.title("GET /api/workspaces/:id/content-plans")
-	t = newTable(out, "ID", "NAME", "STATUS", "PROJECT")
-	for _, p := range plans {
-		t.row(p.ID, p.Name, p.Status, p.ProjectID)
-	}
-	t.flush()
+	p.show("GET /api/workspaces/:id/content-plans", rows([]string{"ID", "NAME", "STATUS", "PROJECT"}, plans,
+		func(c *seoapi.ContentPlan) []string { return []string{c.ID, c.Name, c.Status, c.ProjectID} }))
 
 	member, _, err := client.Members.Add(ctx, ws.ID, &seoapi.MemberAddRequest{Email: "ana@acme.example", Role: "editor"})
 	if err != nil {
 		return err
 	}
-	step.title("POST /api/workspaces/:id/members")
-	newTable(out, "ID", "EMAIL", "ROLE").row(member.ID, member.Email, member.Role).flush()
+	p.show("POST /api/workspaces/:id/members", memberRows(member))
 
 	members, _, err := client.Members.List(ctx, ws.ID, nil)
 	if err != nil {
 		return err
 	}
-	step.title("GET /api/workspaces/:id/members")
-	t = newTable(out, "ID", "EMAIL", "ROLE")
-	for _, m := range members {
-		t.row(m.ID, m.Email, m.Role)
-	}
-	t.flush()
+	p.show("GET /api/workspaces/:id/members", memberRows(members...))
 
 	competitors, _, err := client.Competitors.List(ctx, ws.ID, project.ID, nil)
 	if err != nil {
 		return err
 	}
-	step.title("GET /api/workspaces/:id/projects/:projectId/competitors")
-	t = newTable(out, "ID", "NAME", "DOMAIN")
-	for _, c := range competitors {
-		t.row(c.ID, c.Name, c.Domain)
-	}
-	t.flush()
+	p.show("GET /api/workspaces/:id/projects/:projectId/competitors", rows([]string{"ID", "NAME", "DOMAIN"}, competitors,
+		func(c *seoapi.Competitor) []string { return []string{c.ID, c.Name, c.Domain} }))
 
 	apiKey, _, err := client.APIKeys.Create(ctx, ws.ID, &seoapi.APIKeyCreateRequest{Name: "ci-pipeline"})
 	if err != nil {
 		return err
 	}
-	step.title("POST /api/workspaces/:id/api-keys (the secret prints redacted)")
-	newTable(out, "ID", "NAME", "KEY").row(apiKey.ID, apiKey.Name, fmt.Sprint(apiKey.Key)).flush()
+	p.show("POST /api/workspaces/:id/api-keys (the secret prints redacted)", keyRows(apiKey))
 
 	keys, _, err := client.APIKeys.List(ctx, ws.ID, nil)
 	if err != nil {
 		return err
 	}
-	step.title("GET /api/workspaces/:id/api-keys")
-	t = newTable(out, "ID", "NAME", "CREATED")
-	for _, k := range keys {
-		t.row(k.ID, k.Name, stamp(k.CreatedAt))
-	}
-	t.flush()
+	p.show("GET /api/workspaces/:id/api-keys", keyRows(keys...))
 
 	if _, err := client.Projects.Delete(ctx, ws.ID, project.ID); err != nil {
 		return err
 	}
-	step.title("DELETE /api/workspaces/:id/projects/:projectId")
+	p.show("DELETE /api/workspaces/:id/projects/:projectId", nil)
 	_, _, err = client.Projects.Update(ctx, ws.ID, project.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("gone")})
 	var apiErr *seoapi.APIError
 	if !errors.Is(err, seoapi.ErrNotFound) || !errors.As(err, &apiErr) {
@@ -225,12 +195,30 @@ func tour(ctx context.Context, out io.Writer, client *seoapi.Client, seed func(w
 	return nil
 }
 
-func printProjects(out io.Writer, projects ...*seoapi.Project) {
-	t := newTable(out, "ID", "NAME", "DOMAIN", "UPDATED")
-	for _, p := range projects {
-		t.row(p.ID, p.Name, p.Domain, stamp(p.UpdatedAt))
+func workspaceRows(ws ...*seoapi.Workspace) [][]string {
+	return rows([]string{"ID", "NAME", "CREATED"}, ws, func(w *seoapi.Workspace) []string { return []string{w.ID, w.Name, stamp(w.CreatedAt)} })
+}
+
+func projectRows(ps ...*seoapi.Project) [][]string {
+	return rows([]string{"ID", "NAME", "DOMAIN", "UPDATED"}, ps, func(p *seoapi.Project) []string { return []string{p.ID, p.Name, p.Domain, stamp(p.UpdatedAt)} })
+}
+
+func memberRows(ms ...*seoapi.Member) [][]string {
+	return rows([]string{"ID", "EMAIL", "ROLE"}, ms, func(m *seoapi.Member) []string { return []string{m.ID, m.Email, m.Role} })
+}
+
+func keyRows(ks ...*seoapi.APIKey) [][]string {
+	// fmt.Sprint(k.Key) shows what any log line would: [REDACTED] for a secret.
+	return rows([]string{"ID", "NAME", "KEY", "CREATED"}, ks, func(k *seoapi.APIKey) []string { return []string{k.ID, k.Name, fmt.Sprint(k.Key), stamp(k.CreatedAt)} })
+}
+
+// rows turns items into table rows under headers.
+func rows[T any](headers []string, items []T, row func(T) []string) [][]string {
+	out := [][]string{headers}
+	for _, item := range items {
+		out = append(out, row(item))
 	}
-	t.flush()
+	return out
 }
 
 func stamp(t time.Time) string {
@@ -240,21 +228,30 @@ func stamp(t time.Time) string {
 	return t.Format(time.DateTime)
 }
 
-type stepper struct {
+// printer numbers the steps of the tour and prints each as a table.
+type printer struct {
 	out io.Writer
 	n   int
 }
 
-func (s *stepper) title(endpoint string) {
-	s.n++
-	fmt.Fprintf(s.out, "\n%2d. %s\n", s.n, endpoint)
+func (p *printer) show(endpoint string, rows [][]string) {
+	p.n++
+	fmt.Fprintf(p.out, "\n%2d. %s\n", p.n, endpoint)
+	t := newTable(p.out)
+	for _, r := range rows {
+		t.row(r...)
+	}
+	t.flush()
 }
 
 type table struct{ w *tabwriter.Writer }
 
 func newTable(out io.Writer, headers ...string) *table {
 	t := &table{w: tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)}
-	return t.row(headers...)
+	if len(headers) > 0 {
+		t.row(headers...)
+	}
+	return t
 }
 
 func (t *table) row(cells ...string) *table {
