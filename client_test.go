@@ -209,12 +209,22 @@ func TestDoDecodesIntoCallerTypes(t *testing.T) {
 	require.Len(t, typed, 1)
 	assert.Equal(t, "1", typed[0].ID)
 
+	rec = newRecorder(t, respond(200, `{"workspace":{"id":"w1","name":"a"}}`))
+	c = newClient(t, rec.srv.URL)
+	req, err = c.NewRequest(ctx, http.MethodGet, "api/workspaces/w1", nil)
+	require.NoError(t, err)
+	var single *seoapi.Workspace
+	_, err = c.Do(req, &single)
+	require.NoError(t, err)
+	require.NotNil(t, single)
+	assert.Equal(t, "w1", single.ID, "unwrapped from its envelope")
+
 	req, err = c.NewRequest(ctx, http.MethodGet, "api/workspaces", nil)
 	require.NoError(t, err)
 	var generic map[string]any
 	_, err = c.Do(req, &generic)
 	require.NoError(t, err)
-	assert.Contains(t, generic, "meta")
+	assert.Contains(t, generic, "workspace")
 }
 
 func TestNilContextIsRejected(t *testing.T) {

@@ -43,7 +43,16 @@ func decodeBody(body []byte, v any, resp *Response) error {
 		return r.UnmarshalJSON(jsonx.Single(data, singular))
 	}
 	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Slice {
+	if rv.Kind() != reflect.Pointer {
+		return json.Unmarshal(data, v)
+	}
+	switch target := rv.Elem(); {
+	case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
+		// A **Project, as in `var p *Project; Do(req, &p)`.
+		item := reflect.New(target.Type().Elem())
+		target.Set(item)
+		return decodeBody(data, item.Interface(), resp)
+	case target.Kind() != reflect.Slice:
 		return json.Unmarshal(data, v)
 	}
 	var plural string
