@@ -1,8 +1,9 @@
 // Command quickstart shows the SDK at work.
 //
 // With SEOAPI_BASE_URL and SEOAPI_API_KEY set it lists your workspaces and
-// their projects; with -write it also runs the whole tour (creating and
-// deleting a workspace's project, adding a member, creating an API key).
+// their projects; with -write it runs the whole tour instead, which creates
+// a workspace, a project (deleted at the end), a member and an API key. The
+// API cannot delete workspaces, members or keys, so those remain.
 // With neither set it starts the in-process fake API and walks through all
 // twelve endpoints against it.
 //
@@ -24,7 +25,7 @@ import (
 )
 
 func main() {
-	write := flag.Bool("write", false, "against a real API: also run the tour, which creates and deletes records")
+	write := flag.Bool("write", false, "against a real API: run the tour, which creates a workspace, a member and an API key that the API cannot delete")
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
