@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seoapi/seoapi-go/internal/fakeapi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -32,4 +33,22 @@ func TestOnlyOneVariableSetIsAnError(t *testing.T) {
 	err := run(context.Background(), &bytes.Buffer{}, false)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "SEOAPI_API_KEY")
+}
+
+func TestReadOnlyRunAgainstAConfiguredAPI(t *testing.T) {
+	fake := fakeapi.New()
+	key, ws := fake.IssueKey(fakeapi.PlanEnterprise)
+	baseURL, stop, err := fake.ListenLoopback()
+	require.NoError(t, err)
+	defer stop()
+	t.Setenv("SEOAPI_BASE_URL", baseURL)
+	t.Setenv("SEOAPI_API_KEY", key)
+
+	var out bytes.Buffer
+	require.NoError(t, run(context.Background(), &out, false))
+	assert.Contains(t, out.String(), "Workspace "+ws)
+	before := len(fake.Requests())
+	for _, r := range fake.Requests()[:before] {
+		assert.Equal(t, "GET", r.Method, "read-only: %s %s", r.Method, r.Path)
+	}
 }
