@@ -409,12 +409,18 @@ func (c *Client) readBody(resp *http.Response) ([]byte, error) {
 	}
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("seoapi: %s %s: reading %d response: %w", resp.Request.Method, redactedURL(resp.Request), resp.StatusCode, err)
+		return nil, responseError(resp, "reading %d response: %w", resp.StatusCode, err)
 	}
 	if n > limit {
-		return nil, fmt.Errorf("seoapi: %s %s: %d response body exceeds %d bytes (WithMaxResponseBytes)", resp.Request.Method, redactedURL(resp.Request), resp.StatusCode, limit)
+		return nil, responseError(resp, "%d response body exceeds %d bytes (WithMaxResponseBytes)", resp.StatusCode, limit)
 	}
 	return buf.Bytes(), nil
+}
+
+// responseError is an error about resp, prefixed with its method and URL.
+func responseError(resp *http.Response, format string, args ...any) error {
+	prefix := []any{resp.Request.Method, redactedURL(resp.Request)}
+	return fmt.Errorf("seoapi: %s %s: "+format, append(prefix, args...)...)
 }
 
 func (c *Client) apiError(resp *http.Response, body []byte, call *callState) error {
@@ -428,9 +434,8 @@ func (c *Client) apiError(resp *http.Response, body []byte, call *callState) err
 }
 
 func (c *Client) decodeError(resp *http.Response, body []byte, err error) error {
-	return fmt.Errorf("seoapi: %s %s: decoding %d response: %w (body: %q)",
-		resp.Request.Method, redactedURL(resp.Request), resp.StatusCode, err,
-		snippet(redactSecret(body, string(*c.apiKey))))
+	return responseError(resp, "decoding %d response: %w (body: %q)",
+		resp.StatusCode, err, snippet(redactSecret(body, string(*c.apiKey))))
 }
 
 func redactedURL(req *http.Request) string {

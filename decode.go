@@ -26,10 +26,10 @@ var resourceType = reflect.TypeFor[resource]()
 var errMalformed = errors.New("malformed JSON")
 
 // decodeBody decodes a 2xx body into v. An empty or null body leaves v as
-// it is.
-// A resource is unwrapped from a data or singular-name envelope; a slice of
-// resources from a bare array or a list envelope, whose paging fields are
-// recorded in resp; anything else is decoded by encoding/json.
+// it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
+// &p)`) is unwrapped from a data or singular-name envelope; a slice from a
+// bare array or a list envelope, whose paging fields are recorded in resp;
+// anything else is decoded by encoding/json.
 func decodeBody(body []byte, v any, resp *Response) error {
 	data := jsonx.Trim(body)
 	if len(data) == 0 || string(data) == "null" {
@@ -39,24 +39,30 @@ func decodeBody(body []byte, v any, resp *Response) error {
 		return errMalformed
 	}
 	if r, ok := v.(resource); ok {
-		singular, _ := r.jsonNames()
-		return r.UnmarshalJSON(jsonx.Single(data, singular))
+		return decodeResource(data, r)
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer {
-		return json.Unmarshal(data, v)
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		switch target := rv.Elem(); {
+		case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
+			target.Set(reflect.New(target.Type().Elem()))
+			return decodeResource(data, target.Interface().(resource))
+		case target.Kind() == reflect.Slice:
+			return decodeList(data, target, resp)
+		}
 	}
-	switch target := rv.Elem(); {
-	case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
-		// A **Project, as in `var p *Project; Do(req, &p)`.
-		item := reflect.New(target.Type().Elem())
-		target.Set(item)
-		return decodeBody(data, item.Interface(), resp)
-	case target.Kind() != reflect.Slice:
-		return json.Unmarshal(data, v)
-	}
+	return json.Unmarshal(data, v)
+}
+
+func decodeResource(data jsonx.Value, r resource) error {
+	singular, _ := r.jsonNames()
+	return r.UnmarshalJSON(jsonx.Single(data, singular))
+}
+
+// decodeList finds the list in data and fills dst, a slice: of resources by
+// the SDK's own decoder, of anything else by encoding/json.
+func decodeList(data jsonx.Value, dst reflect.Value, resp *Response) error {
 	var plural string
-	elem := rv.Elem().Type().Elem()
+	elem := dst.Type().Elem()
 	isResource := elem.Kind() == reflect.Pointer && elem.Implements(resourceType)
 	if isResource {
 		_, plural = reflect.New(elem.Elem()).Interface().(resource).jsonNames()
@@ -69,9 +75,9 @@ func decodeBody(body []byte, v any, resp *Response) error {
 		resp.readEnvelope(data)
 	}
 	if !isResource {
-		return json.Unmarshal(list, v)
+		return json.Unmarshal(list, dst.Addr().Interface())
 	}
-	return decodeResources(list, rv.Elem())
+	return decodeResources(list, dst)
 }
 
 // decodeResources fills the slice dst (of pointers to a resource type) from
@@ -165,14 +171,24 @@ func getOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, method, pa
 
 // getList sends one GET for a page of a list.
 func getList[T any](ctx context.Context, c *Client, path string, opts *ListOptions) ([]*T, *Response, error) {
+	req, err := newListRequest(ctx, c, path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fetchList[T](c, req)
+}
+
+// newListRequest builds the GET for path with the query of opts.
+func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptions) (*http.Request, error) {
 	u, err := withListOptions(path, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	req, err := c.NewRequest(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, nil, err
-	}
+	return c.NewRequest(ctx, http.MethodGet, u, nil)
+}
+
+// fetchList sends a list request and decodes the page.
+func fetchList[T any](c *Client, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.Do(req, &list)
 	if err != nil {

@@ -278,8 +278,7 @@ func listAll[T any](ctx context.Context, c *Client, path string, opts *ListOptio
 				yield(nil, err)
 				return
 			}
-			var items []*T
-			resp, err := c.Do(req, &items)
+			items, resp, err := fetchList[T](c, req)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -325,23 +324,22 @@ func newPager(opts *ListOptions) *pager {
 
 // request builds the request for the next page and records it as fetched.
 func (p *pager) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
-	target := p.nextURL
-	if target == "" {
-		var err error
-		if target, err = withListOptions(path, &p.opts); err != nil {
-			return nil, err
+	if p.nextURL != "" {
+		req, err := c.NewRequest(ctx, http.MethodGet, p.nextURL, nil)
+		if err != nil {
+			return nil, fmt.Errorf("seoapi: next page: %w", err)
 		}
+		p.seenURL[req.URL.String()] = true
+		return req, nil
 	}
-	req, err := c.NewRequest(ctx, http.MethodGet, target, nil)
+	req, err := newListRequest(ctx, c, path, &p.opts)
 	if err != nil {
-		return nil, fmt.Errorf("seoapi: next page: %w", err)
+		return nil, err
 	}
 	p.seenURL[req.URL.String()] = true
-	if p.nextURL == "" {
-		p.seenPage[max(p.opts.Page, 1)] = true
-		if p.opts.Cursor != "" {
-			p.seenCursor[p.opts.Cursor] = true
-		}
+	p.seenPage[max(p.opts.Page, 1)] = true
+	if p.opts.Cursor != "" {
+		p.seenCursor[p.opts.Cursor] = true
 	}
 	return req, nil
 }

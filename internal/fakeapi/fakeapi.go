@@ -342,13 +342,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, acct *account) {
 		writeError(w, http.StatusNotFound, "not_found", "workspace not found")
 		return
 	}
+	if len(rest) >= 3 && rest[1] == "projects" {
+		s.routeProject(w, r, ws, rest[2], rest[3:])
+		return
+	}
 	switch {
 	case len(rest) == 2 && rest[1] == "projects":
 		s.serveProjects(w, r, ws)
-	case len(rest) == 3 && rest[1] == "projects":
-		s.serveProject(w, r, ws, rest[2])
-	case len(rest) == 4 && rest[1] == "projects" && rest[3] == "competitors":
-		s.serveCompetitors(w, r, ws, rest[2])
 	case len(rest) == 2 && rest[1] == "content-plans":
 		s.serveContentPlans(w, r, ws)
 	case len(rest) == 2 && rest[1] == "members":
@@ -400,12 +400,22 @@ func (s *Server) serveProjects(w http.ResponseWriter, r *http.Request, ws *works
 	}
 }
 
-func (s *Server) serveProject(w http.ResponseWriter, r *http.Request, ws *workspace, id string) {
+// routeProject serves the paths under one project.
+func (s *Server) routeProject(w http.ResponseWriter, r *http.Request, ws *workspace, id string, rest []string) {
 	p := ws.findProject(id)
-	if p == nil {
+	switch {
+	case len(rest) > 1 || (len(rest) == 1 && rest[0] != "competitors"):
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
+	case p == nil:
 		writeError(w, http.StatusNotFound, "not_found", "project not found")
-		return
+	case len(rest) == 1:
+		s.serveCompetitors(w, r, p)
+	default:
+		s.serveProject(w, r, ws, p)
 	}
+}
+
+func (s *Server) serveProject(w http.ResponseWriter, r *http.Request, ws *workspace, p *project) {
 	switch r.Method {
 	case http.MethodPatch:
 		f, ok := readForm(w, r, nil, "name", "domain")
@@ -432,12 +442,7 @@ func (s *Server) serveProject(w http.ResponseWriter, r *http.Request, ws *worksp
 	}
 }
 
-func (s *Server) serveCompetitors(w http.ResponseWriter, r *http.Request, ws *workspace, projectID string) {
-	p := ws.findProject(projectID)
-	if p == nil {
-		writeError(w, http.StatusNotFound, "not_found", "project not found")
-		return
-	}
+func (s *Server) serveCompetitors(w http.ResponseWriter, r *http.Request, p *project) {
 	if r.Method != http.MethodGet {
 		methodNotAllowed(w, "GET")
 		return
