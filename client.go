@@ -72,6 +72,7 @@ type clientConfig struct {
 	insecureHTTP     bool
 	rateLimit        rateLimitConfig
 	retry            retryPolicy
+	observers        []Observer
 	errs             []error
 }
 

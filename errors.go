@@ -2,6 +2,7 @@ package seoapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -33,7 +34,53 @@ var (
 	ErrRateLimited = errors.New("seoapi: rate limited")
 	// ErrServer: any 5xx.
 	ErrServer = errors.New("seoapi: server error")
+	// ErrConnection: no usable response: the connection was refused, reset
+	// or cut mid-body, TLS failed, or an attempt timed out.
+	ErrConnection = errors.New("seoapi: connection failed")
+	// ErrUnexpectedResponse: a 2xx the SDK cannot read, or a status no
+	// other kind fits (a redirect not followed, 405, 406, 415, ...).
+	ErrUnexpectedResponse = errors.New("seoapi: unexpected response")
+	// ErrOutcomeUnknown is matched, besides its kind, by the error of a
+	// POST or PATCH that may have reached the server: it was cut or timed
+	// out after the request was written, or its context ended after it
+	// went out. The write may have taken effect; look before repeating it.
+	ErrOutcomeUnknown = errors.New("seoapi: outcome unknown")
 )
+
+// ErrorType names the kind of err in a short, stable word for logs and
+// metrics: "invalid_argument", "unauthorized", "forbidden", "not_found",
+// "conflict", "validation", "rate_limited", "server", "connection",
+// "unexpected_response", "canceled" or "deadline_exceeded"; "other" for an
+// error that is none of them, and "" for nil.
+func ErrorType(err error) string {
+	if err == nil {
+		return ""
+	}
+	for _, k := range errorTypes {
+		if errors.Is(err, k.kind) {
+			return k.name
+		}
+	}
+	return "other"
+}
+
+var errorTypes = [...]struct {
+	kind error
+	name string
+}{
+	{ErrInvalidArgument, "invalid_argument"},
+	{ErrUnauthorized, "unauthorized"},
+	{ErrForbidden, "forbidden"},
+	{ErrNotFound, "not_found"},
+	{ErrConflict, "conflict"},
+	{ErrValidation, "validation"},
+	{ErrRateLimited, "rate_limited"},
+	{ErrServer, "server"},
+	{ErrConnection, "connection"},
+	{ErrUnexpectedResponse, "unexpected_response"},
+	{context.Canceled, "canceled"},
+	{context.DeadlineExceeded, "deadline_exceeded"},
+}
 
 // maxErrorBody caps APIError.Body.
 const maxErrorBody = 64 << 10

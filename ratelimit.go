@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -37,6 +36,51 @@ const hourGuard = 2 * time.Second
 // clients that use the same API key with WithLimiter.
 type Limiter interface {
 	Wait(ctx context.Context) error
+}
+
+// RateFeedback is what one response said about the rate limit, told to a
+// FeedbackLimiter after every attempt that got a response.
+type RateFeedback struct {
+	// Hold asks that nothing be sent for this long: the server said no
+	// requests remain until a reset, or answered 429 with Retry-After. It is
+	// never longer than the longest published window (an hour and the
+	// guard); a reset further ahead is clamped to that.
+	Hold time.Duration
+	// Lift is set when the server said requests remain: an earlier hold has
+	// ended early and no longer applies.
+	Lift bool
+}
+
+// FeedbackLimiter is a Limiter that is also told what the server said
+// about the rate limit, so that it can hold back every request that shares
+// it (in this process, or across a fleet) until the server's reset. The
+// client calls Feedback after an attempt whose response carried rate-limit
+// headers or a Retry-After on a 429. A Limiter given to WithLimiter that
+// does not implement it is wrapped so that the server's word is still
+// obeyed inside the process.
+type FeedbackLimiter interface {
+	Limiter
+	Feedback(ctx context.Context, f RateFeedback)
+}
+
+// RefuseWait returns the error a Limiter gives when it will not wait d for
+// the rate limit, because d is longer than the caller accepts: an *APIError
+// with StatusCode 0 and RetryAfter d that matches ErrRateLimited. The client
+// fills in its Method, URL and Attempts. reason says which limit asked for
+// the wait, for the error message.
+func RefuseWait(d time.Duration, reason string) *APIError {
+	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
+}
+
+// CheckWait tells a Limiter whether it may wait d: it returns nil when d
+// is within maxWait and ends before ctx's deadline, ctx's error when ctx
+// has ended, and otherwise a RefuseWait error naming the limit it broke. A
+// call of a Client carries the client's WithMaxWait in its context, and
+// CheckWait applies the smaller of that and maxWait, so a shared limiter
+// never waits longer than the client it serves accepts. reason names the
+// limit that asked for the wait ("per-second limit").
+func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
+	return checkWait(ctx, d, maxWait, time.Now(), reason)
 }
 
 type rateLimitConfig struct {
@@ -204,85 +248,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
-}
-
-// limitedTransport is the RoundTripper under the retry loop: every attempt
-// first obeys the server's last word on the rate limit, then waits for the
-// limiter.
-type limitedTransport struct {
-	next    http.RoundTripper
-	limiter Limiter // nil when the client-side limit is off
-	maxWait time.Duration
-	logger  *slog.Logger
-	now     func() time.Time
-
-	mu         sync.Mutex
-	blockedTil time.Time // the server said Remaining 0 until then
-}
-
-func newLimitedTransport(next http.RoundTripper, cfg rateLimitConfig, maxWait time.Duration, logger *slog.Logger, now func() time.Time) *limitedTransport {
-	t := &limitedTransport{next: next, maxWait: maxWait, logger: logger, now: now}
-	switch {
-	case cfg.off:
-	case cfg.limiter != nil:
-		t.limiter = cfg.limiter
-	default:
-		t.limiter = newWindowLimiter(cfg.perHour, cfg.perSecond, maxWait, now)
-	}
-	return t
-}
-
-// RoundTrip waits its turn, sends req and records what the response says
-// about the rate limit.
-func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	start := t.now()
-	if err := t.waitTurn(req.Context(), start); err != nil {
-		if e, ok := err.(*APIError); ok && e.Method == "" {
-			e.Method, e.URL = req.Method, redactedURL(req)
-		}
-		return nil, err
-	}
-	if waited := t.now().Sub(start); waited > time.Second && t.logger != nil {
-		t.logger.LogAttrs(req.Context(), slog.LevelWarn, "seoapi: throttled by rate limit",
-			slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Duration("waited", waited))
-	}
-	resp, err := t.next.RoundTrip(req)
-	if err == nil {
-		t.observe(resp.Header, t.now())
-	}
-	return resp, err
-}
-
-func (t *limitedTransport) waitTurn(ctx context.Context, now time.Time) error {
-	t.mu.Lock()
-	blocked := t.blockedTil.Sub(now)
-	t.mu.Unlock()
-	if blocked > 0 {
-		if err := checkWait(ctx, blocked, t.maxWait, now, "server rate limit (Remaining 0)"); err != nil {
-			return err
-		}
-		if err := sleep(ctx, blocked); err != nil {
-			return err
-		}
-	}
-	if t.limiter == nil {
-		return ctx.Err()
-	}
-	return t.limiter.Wait(ctx)
-}
-
-// observe holds later requests back until the reset when the server says
-// no requests remain.
-func (t *limitedTransport) observe(h http.Header, now time.Time) {
-	r := parseRate(h, now)
-	if !r.exhausted(now) {
-		return
-	}
-	t.mu.Lock()
-	if r.Reset.After(t.blockedTil) {
-		t.blockedTil = r.Reset
-	}
-	t.mu.Unlock()
 }
 
 // Rate is what the server said about its rate limit in the response.
