@@ -1,0 +1,54 @@
+// Package otelseoapi reports what a seoapi.Client does to OpenTelemetry:
+// a span for every call, a child span for every attempt and every wait for
+// the rate limit, W3C trace context on every request, and metrics.
+//
+//	client, err := seoapi.NewClient(key, seoapi.WithObserver(otelseoapi.NewObserver()))
+//
+// By default the observer uses the global TracerProvider, MeterProvider and
+// TextMapPropagator (see WithTracerProvider, WithMeterProvider and
+// WithPropagator). Only programs that import this package compile the
+// OpenTelemetry dependencies; the seoapi package has none.
+//
+// # Spans
+//
+// A call is one span of kind Client named by its route template, such as
+// "GET /api/workspaces/{workspaceID}/projects", from the call's start
+// (before any wait) to its end (after the last retry). Each attempt is a
+// child span of kind Client named "HTTP " followed by the route; it is the
+// span the server sees as its parent in the traceparent header. Each wait
+// for the rate limit is a child span of its attempt named "seoapi.limiter.wait".
+//
+// Attributes follow the stable HTTP semantic conventions: http.request.method,
+// url.template, server.address, server.port, http.response.status_code,
+// error.type, and http.request.resend_count on the second attempt and
+// later; seoapi.operation ("Projects.List") and seoapi.attempts (on the call
+// span) and seoapi.wait.level (on a wait span) add what the SDK knows. A
+// failed call or attempt has status Error with its error.type as the
+// description.
+//
+// No span name, attribute or metric attribute holds an ID: the observer
+// never reads Event.URL and never records an error's message (both hold
+// the request's path), and error.type is the kind of the error, such as
+// "not_found" or "connection" (see seoapi.ErrorType).
+//
+// # Metrics
+//
+//	http.client.request.duration         histogram, s: each HTTP request sent (each attempt that was not held back)
+//	seoapi.client.call.duration          histogram, s: each call, waits and retries included
+//	seoapi.client.retries                counter: attempts followed by another attempt
+//	seoapi.client.rate_limited           counter: responses with status 429
+//	seoapi.client.limiter.wait.duration  histogram, s: each wait for the rate limit, per seoapi.wait.level
+//
+// Their attributes are the bounded ones above: method, route template,
+// server address and port, status code, error type, operation and wait
+// level.
+//
+// # Trace context
+//
+// Every attempt carries the attempt span's context in the headers the
+// propagator writes. With no WithPropagator option, the global propagator
+// is used, and, as long as none has been set (the global one then writes
+// nothing), W3C Trace Context: the server's traces join the caller's
+// without further setup. To send no trace headers at all, give
+// WithPropagator(propagation.NewCompositeTextMapPropagator()).
+package otelseoapi
