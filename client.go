@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -12,7 +13,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -53,8 +56,14 @@ type Client struct {
 	userAgent        string
 	maxResponseBytes int64
 	httpClient       *http.Client
+	transport        *limitedTransport
 	retry            retryPolicy
-	logger           *slog.Logger
+	observers        []Observer
+	calls            *sync.Pool // of *callState
+	redact           redactor
+	authHeader       string // "Bearer <key>", built once
+	baseString       string // baseURL.String(), for joining relative paths
+	serverPort       int
 	now              func() time.Time
 }
 
@@ -67,7 +76,6 @@ type Option func(*clientConfig)
 type clientConfig struct {
 	httpClient       *http.Client
 	userAgent        string
-	logger           *slog.Logger
 	maxResponseBytes int64
 	insecureHTTP     bool
 	rateLimit        rateLimitConfig
@@ -107,9 +115,14 @@ func WithUserAgent(ua string) Option {
 
 // WithLogger makes the SDK log each attempt at Debug and long waits at Warn
 // to l. Without it, or with a nil l, the SDK logs nothing. Records never
-// hold a header, a body or the API key.
+// hold a header, a body or the API key. The logger is an Observer like any
+// other (see WithObserver).
 func WithLogger(l *slog.Logger) Option {
-	return func(cfg *clientConfig) { cfg.logger = l }
+	return func(cfg *clientConfig) {
+		if l != nil {
+			cfg.observers = append(cfg.observers, slogObserver{l})
+		}
+	}
 }
 
 // WithMaxResponseBytes caps how much of a response body the SDK reads; a
@@ -135,8 +148,17 @@ func WithInsecureHTTP() Option {
 // apiKey. It fails with ErrInvalidArgument for an empty key, a key with
 // white space or control characters, a base URL that is not absolute http
 // or https, plain http to a host that is not loopback (unless
-// WithInsecureHTTP), or an invalid option.
+// WithInsecureHTTP), or an invalid option. No error it returns holds the
+// key, even when the arguments were swapped.
 func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
+	c, err := newClient(baseURL, apiKey, opts)
+	if err != nil {
+		return nil, scrubError(err, apiKey)
+	}
+	return c, nil
+}
+
+func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 	cfg := clientConfig{
 		maxResponseBytes: DefaultMaxResponseBytes,
 		rateLimit:        defaultRateLimitConfig(),
@@ -153,6 +175,9 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	if err := checkAPIKey(apiKey); err != nil {
 		return nil, err
 	}
+	if looksLikeURL(apiKey) && !looksLikeURL(baseURL) {
+		return nil, invalidArgument("the API key looks like a URL and the base URL does not: are the arguments of NewClient swapped?")
+	}
 	base, err := parseBaseURL(baseURL, cfg.insecureHTTP)
 	if err != nil {
 		return nil, err
@@ -163,11 +188,15 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 		userAgent:        userAgent(cfg.userAgent),
 		maxResponseBytes: cfg.maxResponseBytes,
 		retry:            cfg.retry,
-		logger:           cfg.logger,
+		observers:        cfg.observers,
+		redact:           redactor{secret: apiKey},
+		authHeader:       "Bearer " + apiKey,
+		baseString:       base.String(),
+		serverPort:       portOf(base),
 		now:              time.Now,
 	}
-	c.retry.logger = cfg.logger
 	c.httpClient = c.wrapHTTPClient(cfg.httpClient, cfg.rateLimit)
+	c.calls = &sync.Pool{New: func() any { return newCallState(&c.retry, c.httpClient) }}
 	svc := service{client: c}
 	c.Workspaces = &WorkspacesService{svc}
 	c.Projects = &ProjectsService{svc}
@@ -176,6 +205,31 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	c.Competitors = &CompetitorsService{svc}
 	c.APIKeys = &APIKeysService{svc}
 	return c, nil
+}
+
+// scrubError keeps the key out of an error of NewClient: a key passed
+// where the base URL belongs would otherwise be quoted back.
+func scrubError(err error, apiKey string) error {
+	r := redactor{secret: apiKey}
+	if msg := err.Error(); r.string(msg) != msg {
+		return invalidArgument("%s", strings.TrimPrefix(r.string(msg), ErrInvalidArgument.Error()+": "))
+	}
+	return err
+}
+
+func looksLikeURL(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+}
+
+func portOf(u *url.URL) int {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if u.Scheme == "http" {
+		return 80
+	}
+	return 443
 }
 
 // NewClientFromEnv is NewClient with the base URL from SEOAPI_BASE_URL and
@@ -189,7 +243,11 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 	if apiKey == "" {
 		return nil, invalidArgument("%s is not set", EnvAPIKey)
 	}
-	return NewClient(baseURL, apiKey, opts...)
+	c, err := newClient(baseURL, apiKey, opts)
+	if err != nil {
+		return nil, scrubError(fmt.Errorf("%w (from %s and %s)", err, EnvBaseURL, EnvAPIKey), apiKey)
+	}
+	return c, nil
 }
 
 func userAgent(prefix string) string {
@@ -252,26 +310,99 @@ func isLoopback(host string) bool {
 }
 
 // wrapHTTPClient returns the HTTP client every attempt goes through: a copy
-// of hc (or a new one) whose transport waits for the rate limiter.
+// of hc (or a new one) whose transport waits for the rate limiter and reads
+// each body within its attempt, and which follows a redirect only inside
+// the base URL. hc's Timeout moves into the transport, where it bounds the
+// attempt, body included.
 func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Client {
-	var wrapped http.Client
+	wrapped := http.Client{Timeout: defaultTimeout}
 	if hc != nil {
 		wrapped = *hc
-	} else {
-		wrapped.Timeout = defaultTimeout
 	}
 	next := wrapped.Transport
 	if next == nil {
 		next = http.DefaultTransport.(*http.Transport).Clone()
 	}
-	wrapped.Transport = newLimitedTransport(next, rl, c.retry.maxWait, c.logger, c.now)
+	c.transport = &limitedTransport{
+		next:     next,
+		limiter:  newInterimLimiter(rl, c.retry.maxWait, c.now),
+		maxWait:  c.retry.maxWait,
+		timeout:  wrapped.Timeout,
+		maxBytes: c.maxResponseBytes,
+		now:      c.now,
+	}
+	wrapped.Transport = c.transport
+	wrapped.Timeout = 0
+	wrapped.CheckRedirect = c.checkRedirect(wrapped.CheckRedirect)
 	return &wrapped
+}
+
+// maxRedirects is how many redirects one attempt follows, as net/http.
+const maxRedirects = 10
+
+// redirectError is a redirect the caller's own CheckRedirect refused, or
+// one too many.
+type redirectError struct{ err error }
+
+func (e *redirectError) Error() string { return "redirect not followed: " + e.err.Error() }
+func (e *redirectError) Unwrap() error { return e.err }
+
+// checkRedirect follows a redirect only when it keeps the method, the
+// method is GET, HEAD or DELETE, and the target is under the base URL
+// (same scheme, host, port and path prefix), so the key never goes to
+// another origin and a write is never turned into a GET. Any other
+// redirect is handed back as the response, which becomes an *APIError
+// with the 3xx status and its Location. The caller's own check runs
+// after ours.
+func (c *Client) checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0]
+		switch {
+		case req.Method != first.Method || !redirectableMethod(first.Method) || !c.underBase(req.URL):
+			return http.ErrUseLastResponse
+		case len(via) >= maxRedirects:
+			return &redirectError{fmt.Errorf("stopped after %d redirects", maxRedirects)}
+		case user != nil:
+			if err := user(req, via); err != nil && err != http.ErrUseLastResponse {
+				return &redirectError{err}
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func redirectableMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodDelete
+}
+
+// CloseIdleConnections closes the idle pooled connections of the
+// transport the client sends through.
+func (c *Client) CloseIdleConnections() {
+	type closeIdler interface{ CloseIdleConnections() }
+	if t, ok := c.transport.next.(closeIdler); ok {
+		t.CloseIdleConnections()
+	}
 }
 
 // Format keeps the API key out of every fmt verb (%v, %+v, %#v, %s), for
 // a Client and a *Client alike.
 func (c Client) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "seoapi.Client{BaseURL: %q, APIKey: %s}", c.baseURL.Redacted(), *c.apiKey)
+}
+
+// MarshalJSON encodes the client as its base URL and a redacted key.
+func (c *Client) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		BaseURL string `json:"baseURL"`
+		APIKey  Secret `json:"apiKey"`
+	}{c.baseURL.Redacted(), *c.apiKey})
+}
+
+// LogValue keeps the API key out of slog records.
+func (c *Client) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("baseURL", c.baseURL.Redacted()), slog.String("apiKey", redacted))
 }
 
 // BaseURL returns the base URL requests are resolved against.
@@ -290,7 +421,7 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if ctx == nil {
 		return nil, invalidArgument("nil context")
 	}
-	u, err := c.resolve(path)
+	target, err := c.resolve(path)
 	if err != nil {
 		return nil, err
 	}
@@ -302,42 +433,82 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 		}
 		reader = bytes.NewReader(buf)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), reader)
+	req, err := http.NewRequestWithContext(ctx, method, target, reader)
 	if err != nil {
 		return nil, invalidArgument("building request: %v", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+string(*c.apiKey))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", c.userAgent)
+	// One backing array for the four header values: one allocation, not four.
+	values := [...]string{c.authHeader, "application/json", "application/json", c.userAgent}
+	req.Header["Authorization"] = values[0:1:1]
+	req.Header["Content-Type"] = values[1:2:2]
+	req.Header["Accept"] = values[2:3:3]
+	req.Header["User-Agent"] = values[3:4:4]
 	return req, nil
 }
 
-func (c *Client) resolve(path string) (*url.URL, error) {
+// resolve returns the URL for path. A plain relative path (the SDK's own)
+// is joined to the base URL as text, parsed once by http.NewRequest; any
+// other reference is resolved and checked against the base URL.
+func (c *Client) resolve(path string) (string, error) {
+	if plainRelative(path) {
+		return c.baseString + strings.TrimPrefix(path, "/"), nil
+	}
 	ref, err := url.Parse(path)
 	if err != nil {
-		return nil, invalidArgument("path %q: %v", path, err)
+		return "", invalidArgument("path %q: %v", path, err)
 	}
 	if ref.IsAbs() || ref.Host != "" {
 		if !c.underBase(ref) {
-			return nil, invalidArgument("URL %q is not under the client's base URL", ref.Redacted())
+			return "", invalidArgument("URL %q is not under the client's base URL", ref.Redacted())
 		}
-		return ref, nil
+		return ref.String(), nil
 	}
 	ref, err = url.Parse(strings.TrimLeft(path, "/"))
 	if err != nil {
-		return nil, invalidArgument("path %q: %v", path, err)
+		return "", invalidArgument("path %q: %v", path, err)
 	}
-	return c.baseURL.ResolveReference(ref), nil
+	return c.baseURL.ResolveReference(ref).String(), nil
 }
 
-// underBase reports whether u has the base URL's scheme and host and lies
-// under its path prefix.
+// plainRelative reports a path that can be appended to the base URL as
+// it is: no scheme or authority, no dot segment, no fragment, nothing
+// that needs escaping.
+func plainRelative(path string) bool {
+	if strings.HasPrefix(path, "//") {
+		return false
+	}
+	p := strings.TrimPrefix(path, "/")
+	if p == "" || strings.HasPrefix(p, ".") || strings.Contains(p, "/.") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case strings.IndexByte("-._~/%?&=+,;@!$'()*", c) >= 0:
+		default:
+			return false
+		}
+		if c == ':' {
+			return false
+		}
+	}
+	return true
+}
+
+// underBase reports whether u has the base URL's scheme, host and port and
+// lies under its path prefix.
 func (c *Client) underBase(u *url.URL) bool {
-	return u.Scheme == c.baseURL.Scheme &&
-		strings.EqualFold(u.Host, c.baseURL.Host) &&
+	return strings.EqualFold(u.Scheme, c.baseURL.Scheme) &&
+		strings.EqualFold(u.Hostname(), c.baseURL.Hostname()) &&
+		portOf(u) == c.serverPort &&
 		u.User == nil &&
 		strings.HasPrefix(u.EscapedPath(), c.baseURL.EscapedPath())
+}
+
+// relativePath returns the path of u under the base URL.
+func (c *Client) relativePath(u *url.URL) string {
+	return strings.TrimPrefix(u.EscapedPath(), c.baseURL.EscapedPath())
 }
 
 // Response is the server's response to a call, with what the SDK read from
@@ -355,39 +526,123 @@ type Response struct {
 	NextURL    string
 }
 
+// Format prints the response's status and what the SDK read from it, but
+// none of its request (whose headers hold the key), for every fmt verb.
+func (r Response) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "seoapi.Response{Status: %q, RequestID: %q, Attempts: %d, Rate: %+v, NextPage: %d, NextCursor: %q, NextURL: %q}",
+		r.status(), r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL)
+}
+
+func (r Response) status() string {
+	if r.Response == nil {
+		return ""
+	}
+	return r.Status
+}
+
+// MarshalJSON encodes what Format prints; never the request.
+func (r Response) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		StatusCode int    `json:"statusCode"`
+		RequestID  string `json:"requestId,omitempty"`
+		Attempts   int    `json:"attempts"`
+		Rate       Rate   `json:"rate"`
+		NextPage   int    `json:"nextPage,omitempty"`
+		NextCursor string `json:"nextCursor,omitempty"`
+		NextURL    string `json:"nextUrl,omitempty"`
+	}{r.statusCode(), r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL})
+}
+
+func (r Response) statusCode() int {
+	if r.Response == nil {
+		return 0
+	}
+	return r.StatusCode
+}
+
+// LogValue gives slog what MarshalJSON gives encoding/json.
+func (r Response) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("statusCode", r.statusCode()), slog.String("requestId", r.RequestID),
+		slog.Int("attempts", r.Attempts))
+}
+
 // Do sends req through the rate limiter and retry policy and reads the
 // response. A 2xx body is decoded into v when v is non-nil and the body is
 // not empty; a list destination (a pointer to a slice) and a resource
 // destination are unwrapped from the envelopes described in the README. A
 // non-2xx response returns an *APIError. The *Response is returned
-// whenever the server answered, also with an error.
+// whenever the server answered, also with an error. Every error is an
+// *APIError matching exactly one kind (see the README), except
+// ErrInvalidArgument for a request that cannot be sent.
 func (c *Client) Do(req *http.Request, v any) (*Response, error) {
-	call := c.retry.newCall(req)
-	rreq, err := retryablehttp.FromRequest(req)
-	if err != nil {
-		return nil, invalidArgument("reading request body: %v", err)
+	if req == nil || req.URL == nil {
+		return nil, invalidArgument("nil request")
 	}
-	httpResp, err := call.client(c.httpClient).Do(rreq)
+	call := c.calls.Get().(*callState)
+	defer c.calls.Put(call)
+	call.reset(req)
+	if len(c.observers) > 0 {
+		call.obs, req = c.startObservation(req)
+	}
+	resp, err := c.do(call, req, v)
+	if call.obs != nil {
+		call.obs.end(resp, err, call.attempts)
+	}
+	return resp, err
+}
+
+func (c *Client) do(call *callState, req *http.Request, v any) (*Response, error) {
+	rreq, err := retryableRequest(req)
 	if err != nil {
-		return nil, call.transportError(err)
+		return nil, err
+	}
+	httpResp, err := call.rc.Do(rreq)
+	if err != nil {
+		return nil, c.failure(call, req, err)
 	}
 	defer httpResp.Body.Close()
 
 	resp := c.newResponse(httpResp, call.attempts)
-	body, err := c.readBody(httpResp)
-	if err != nil {
-		return resp, err
-	}
+	body, tooLarge := bodyOf(httpResp)
 	if httpResp.StatusCode < 200 || httpResp.StatusCode > 299 {
 		return resp, c.apiError(httpResp, body, call)
+	}
+	if tooLarge {
+		return resp, c.decodeError(httpResp, body, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes), call)
 	}
 	if v == nil {
 		return resp, nil
 	}
 	if err := decodeBody(body, v, resp); err != nil {
-		return resp, c.decodeError(httpResp, body, err)
+		return resp, c.decodeError(httpResp, body, err, call)
 	}
 	return resp, nil
+}
+
+// retryableRequest wraps req for retryablehttp without copying its body
+// when it can be read again (GetBody, as http.NewRequest sets for the
+// SDK's own requests); rewindBody gives each retry a fresh copy.
+func retryableRequest(req *http.Request) (*retryablehttp.Request, error) {
+	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
+		return &retryablehttp.Request{Request: req}, nil
+	}
+	rreq, err := retryablehttp.FromRequest(req)
+	if err != nil {
+		return nil, invalidArgument("reading request body: %v", err)
+	}
+	return rreq, nil
+}
+
+// bodyOf returns the body the transport read, and whether it passed the
+// size cap (then only its start was kept).
+func bodyOf(resp *http.Response) ([]byte, bool) {
+	if b, ok := resp.Body.(*bufferedBody); ok {
+		return b.data, b.tooLarge
+	}
+	// Only a response that did not pass through the SDK's transport (a
+	// caller's RoundTripper that replaced the body) lands here.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return data, err != nil
 }
 
 func (c *Client) newResponse(httpResp *http.Response, attempts int) *Response {
@@ -401,43 +656,125 @@ func (c *Client) newResponse(httpResp *http.Response, attempts int) *Response {
 	return resp
 }
 
-// readBody reads the whole body, up to the configured cap.
-func (c *Client) readBody(resp *http.Response) ([]byte, error) {
-	limit := c.maxResponseBytes
-	var buf bytes.Buffer
-	if resp.ContentLength > 0 && resp.ContentLength <= limit {
-		buf.Grow(int(resp.ContentLength) + 1)
-	}
-	n, err := buf.ReadFrom(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return nil, responseError(resp, "reading %d response: %w", resp.StatusCode, err)
-	}
-	if n > limit {
-		return nil, responseError(resp, "%d response body exceeds %d bytes (WithMaxResponseBytes)", resp.StatusCode, limit)
-	}
-	return buf.Bytes(), nil
-}
-
 // responseError is an error about resp, prefixed with its method and URL.
 func responseError(resp *http.Response, format string, args ...any) error {
 	prefix := []any{resp.Request.Method, redactedURL(resp.Request)}
 	return fmt.Errorf("seoapi: %s %s: "+format, append(prefix, args...)...)
 }
 
+// apiError builds the error for a non-2xx response: the key is removed
+// from the body and headers in whatever form the server echoed it.
 func (c *Client) apiError(resp *http.Response, body []byte, call *callState) error {
-	e := newAPIError(resp, redactSecret(body, string(*c.apiKey)), c.now())
+	e := newAPIError(resp, c.redact.bytes(body), c.now())
+	e.Header = c.redact.header(resp.Header)
+	e.RequestID = requestID(e.Header)
+	e.Message, e.Code = c.redact.string(e.Message), c.redact.string(e.Code)
 	e.Attempts = call.attempts
 	if call.refusedWait > 0 {
-		e.RetryAfter = call.refusedWait
-		e.kind = ErrRateLimited
+		// The server asked for a wait the caller does not accept: the call
+		// failed for the rate limit, whatever the status.
+		e.RetryAfter, e.kind = call.refusedWait, ErrRateLimited
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		e.Message = "redirect not followed"
+		if loc := e.Header.Get("Location"); loc != "" {
+			e.Message += " (Location: " + loc + ")"
+		}
 	}
 	return e
 }
 
-func (c *Client) decodeError(resp *http.Response, body []byte, err error) error {
-	return responseError(resp, "decoding %d response: %w (body: %q)",
-		resp.StatusCode, err, snippet(redactSecret(body, string(*c.apiKey))))
+// decodeError is the error for a 2xx body the SDK could not read.
+func (c *Client) decodeError(resp *http.Response, body []byte, err error, call *callState) error {
+	clean := c.redact.bytes(body)
+	return &APIError{
+		StatusCode: resp.StatusCode,
+		Method:     resp.Request.Method,
+		URL:        redactedURL(resp.Request),
+		Message:    decodeMessage(resp.StatusCode, err, clean),
+		RequestID:  requestID(resp.Header),
+		Body:       clean[:min(len(clean), maxErrorBody)],
+		Header:     c.redact.header(resp.Header),
+		Attempts:   call.attempts,
+		Err:        err,
+		kind:       ErrUnexpectedResponse,
+	}
 }
+
+func decodeMessage(status int, err error, body []byte) string {
+	if errors.Is(err, errBodyTooLarge) {
+		return fmt.Sprintf("%d response: %v", status, err)
+	}
+	return fmt.Sprintf("decoding the %d response: %v (body: %q)", status, err, snippet(body))
+}
+
+// failure is the error of a call that ended without a response to use.
+func (c *Client) failure(call *callState, req *http.Request, err error) error {
+	var refused *APIError
+	if errors.As(err, &refused) && refused.StatusCode == 0 {
+		refused.Attempts = call.attempts
+		if refused.Method == "" {
+			refused.Method, refused.URL = req.Method, redactedURL(req)
+		}
+		return refused
+	}
+	e := &APIError{Method: req.Method, URL: redactedURL(req), Attempts: call.attempts}
+	e.outcomeUnknown = !call.idem && mayHaveBeenWritten(err)
+	cause := c.cleanCause(err)
+	ctxErr := req.Context().Err()
+	switch {
+	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
+		if !errors.Is(cause, ctxErr) {
+			cause = fmt.Errorf("%w: %w", ctxErr, cause)
+		}
+		e.Err = cause
+	case errors.Is(err, errBodyTooLarge):
+		e.kind, e.Err = ErrUnexpectedResponse, cause
+	case isRedirectError(err):
+		e.kind, e.Err = ErrUnexpectedResponse, cause
+	default:
+		e.kind, e.Err = ErrConnection, connectionError{cause}
+	}
+	return e
+}
+
+func isRedirectError(err error) bool {
+	var r *redirectError
+	return errors.As(err, &r)
+}
+
+// cleanCause strips the *url.Error around err (Do's error already names
+// the method and URL) and any form of the key a server sent back, which
+// net/http may quote in a malformed-response error.
+func (c *Client) cleanCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if msg := err.Error(); c.redact.string(msg) != msg {
+		return errors.New(c.redact.string(msg))
+	}
+	return err
+}
+
+// connectionError holds the cause of a connection failure. errors.As
+// reaches into it, and errors.Is too, except for the context errors: an
+// attempt that timed out is a connection failure, not the caller's
+// deadline, so it must not match context.DeadlineExceeded.
+type connectionError struct{ err error }
+
+func (e connectionError) Error() string { return e.err.Error() }
+
+// Is reports whether the cause matches target, other than a context error.
+func (e connectionError) Is(target error) bool {
+	if target == context.DeadlineExceeded || target == context.Canceled {
+		return false
+	}
+	return errors.Is(e.err, target)
+}
+
+// As finds the first error in the cause's chain that matches target.
+func (e connectionError) As(target any) bool { return errors.As(e.err, target) }
 
 func redactedURL(req *http.Request) string {
 	if req == nil || req.URL == nil {

@@ -88,22 +88,28 @@ const maxErrorBody = 64 << 10
 // maxSnippet caps the text of a plain-text or HTML body used as a message.
 const maxSnippet = 200
 
-// APIError is the error for every non-2xx response, and for a request the
-// SDK held back because the rate limit would have made it wait too long
-// (StatusCode 0 then). It matches one of the Err kinds with errors.Is.
+// APIError is the error of every call that failed after it was built:
+// a non-2xx response, a 2xx the SDK could not read, a connection that gave
+// no usable response, or a request the SDK held back because the rate
+// limit would have made it wait too long. It matches exactly one of the
+// Err kinds with errors.Is (or, when the call's context ended, the
+// context's own error), and ErrOutcomeUnknown too when a write may have
+// taken effect. StatusCode is 0 when no response was used.
 type APIError struct {
 	StatusCode int
 	Method     string
 	URL        string
 	Code       string        // machine-readable code, when the body has one
-	Message    string        // the server's message, or a snippet of a non-JSON body
+	Message    string        // the server's message, a snippet of a non-JSON body, or what went wrong
 	RequestID  string        // from X-Request-Id or Request-Id
 	RetryAfter time.Duration // from Retry-After or a rate-limit reset, when present
 	Body       []byte        // the raw body, capped at 64 KiB
 	Header     http.Header
-	Attempts   int // how many attempts the call made
+	Attempts   int   // how many attempts the call made
+	Err        error // the underlying error, such as a *net.OpError, when there is one
 
-	kind error // set when the kind does not follow from StatusCode
+	kind           error // set when the kind does not follow from StatusCode
+	outcomeUnknown bool  // a write may have reached the server
 }
 
 // Error describes the failure in one line: method, URL, status, code and
@@ -114,9 +120,12 @@ func (e *APIError) Error() string {
 	if e.Method != "" {
 		b.WriteString(e.Method + " " + e.URL + ": ")
 	}
-	if e.StatusCode != 0 {
+	switch {
+	case e.StatusCode != 0:
 		fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	} else {
+	case e.Err != nil:
+		b.WriteString("no usable response")
+	default:
 		b.WriteString("not sent")
 	}
 	if e.Code != "" {
@@ -125,41 +134,70 @@ func (e *APIError) Error() string {
 	if e.Message != "" {
 		b.WriteString(": " + e.Message)
 	}
+	if e.Err != nil && e.StatusCode == 0 {
+		b.WriteString(": " + e.Err.Error())
+	}
 	if e.RetryAfter > 0 {
 		fmt.Fprintf(&b, " (retry after %s)", e.RetryAfter.Round(time.Millisecond))
+	}
+	if e.outcomeUnknown {
+		b.WriteString(" (the request may have taken effect)")
 	}
 	return b.String()
 }
 
 // Is reports whether target is the kind of this error, so that
-// errors.Is(err, ErrNotFound) works. A response whose Retry-After the SDK
-// refused to wait for (longer than WithMaxWait) matches ErrRateLimited as
-// well as the kind of its status.
+// errors.Is(err, ErrNotFound) works, or ErrOutcomeUnknown when a write may
+// have reached the server.
 func (e *APIError) Is(target error) bool {
 	if target == nil {
 		return false
 	}
-	return target == e.kind || target == kindOfStatus(e.StatusCode)
+	if target == ErrOutcomeUnknown {
+		return e.outcomeUnknown
+	}
+	return target == e.Kind()
 }
 
+// Unwrap returns the underlying error, so that errors.As reaches a
+// *net.OpError and errors.Is a context's error.
+func (e *APIError) Unwrap() error { return e.Err }
+
+// Kind returns the one Err kind the error matches, or nil when it is a
+// context's error (see Unwrap).
+func (e *APIError) Kind() error {
+	if e.kind != nil {
+		return e.kind
+	}
+	if e.StatusCode == 0 {
+		return nil
+	}
+	return kindOfStatus(e.StatusCode)
+}
+
+// kindOfStatus maps every status to one kind; the README has the table.
 func kindOfStatus(status int) error {
-	switch {
-	case status == http.StatusBadRequest, status == http.StatusUnprocessableEntity:
+	switch status {
+	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong,
+		http.StatusUnprocessableEntity, http.StatusRequestHeaderFieldsTooLarge:
 		return ErrValidation
-	case status == http.StatusUnauthorized:
+	case http.StatusUnauthorized, http.StatusProxyAuthRequired:
 		return ErrUnauthorized
-	case status == http.StatusForbidden:
+	case http.StatusForbidden, http.StatusUnavailableForLegalReasons:
 		return ErrForbidden
-	case status == http.StatusNotFound:
+	case http.StatusNotFound, http.StatusGone:
 		return ErrNotFound
-	case status == http.StatusConflict:
+	case http.StatusConflict, http.StatusPreconditionFailed, http.StatusLocked, http.StatusFailedDependency:
 		return ErrConflict
-	case status == http.StatusTooManyRequests:
+	case http.StatusTooManyRequests:
 		return ErrRateLimited
-	case status >= 500 && status <= 599:
+	case http.StatusRequestTimeout, http.StatusTooEarly:
 		return ErrServer
 	}
-	return nil
+	if status >= 500 && status <= 599 {
+		return ErrServer
+	}
+	return ErrUnexpectedResponse
 }
 
 // newAPIError builds the error for a non-2xx response whose body has been

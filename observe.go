@@ -2,7 +2,11 @@ package seoapi
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -127,4 +131,253 @@ func WithObserver(o Observer) Option {
 		}
 		cfg.observers = append(cfg.observers, o)
 	}
+}
+
+// observation is what the observers of one call share across its events.
+type observation struct {
+	observers []Observer
+	base      Event // Operation, Route, Method, URL, ServerAddress, ServerPort
+	ctx       context.Context
+	callStart time.Time
+
+	attempt      int
+	attemptOpen  bool
+	attemptStart time.Time
+	attemptCtx   context.Context
+	header       http.Header
+}
+
+type observationKey struct{}
+
+// startObservation tells the observers a call began and returns the
+// request to send, whose context carries the observation to the
+// transport.
+func (c *Client) startObservation(req *http.Request) (*observation, *http.Request) {
+	o := &observation{observers: c.observers, callStart: time.Now()}
+	o.base = Event{
+		Method:        req.Method,
+		URL:           redactedURL(req),
+		ServerAddress: c.baseURL.Hostname(),
+		ServerPort:    c.serverPort,
+	}
+	o.base.Operation, o.base.Route = routeOf(req.Method, c.relativePath(req.URL))
+	e := o.base
+	e.Type, e.Start = EventCallStart, o.callStart
+	o.ctx = o.notify(req.Context(), e)
+	return o, req.WithContext(context.WithValue(o.ctx, observationKey{}, o))
+}
+
+func observationFrom(ctx context.Context) *observation {
+	o, _ := ctx.Value(observationKey{}).(*observation)
+	return o
+}
+
+// notify tells every observer about e, each with the context the one
+// before it returned. A panicking observer is skipped.
+func (o *observation) notify(ctx context.Context, e Event) context.Context {
+	for _, obs := range o.observers {
+		ctx = observeSafely(obs, ctx, e)
+	}
+	return ctx
+}
+
+func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Context) {
+	out = ctx
+	defer func() {
+		if recover() != nil {
+			out = ctx
+		}
+	}()
+	if next := obs.Observe(ctx, e); next != nil {
+		out = next
+	}
+	return out
+}
+
+// beginAttempt tells the observers an attempt began (once per attempt,
+// not for each redirect it follows) and returns req with the attempt's
+// context and the headers the observers asked for.
+func (o *observation) beginAttempt(req *http.Request) *http.Request {
+	if !o.attemptOpen {
+		o.attempt++
+		o.attemptOpen = true
+		o.attemptStart = time.Now()
+		o.header = http.Header{}
+		e := o.base
+		e.Type, e.Attempt, e.Start, e.Header = EventAttemptStart, o.attempt, o.attemptStart, o.header
+		o.attemptCtx = o.notify(req.Context(), e)
+	}
+	out := req.Clone(o.attemptCtx)
+	for k, v := range o.header {
+		if !reservedHeader(k) {
+			out.Header[k] = v
+		}
+	}
+	return out
+}
+
+func reservedHeader(key string) bool {
+	switch http.CanonicalHeaderKey(key) {
+	case "Authorization", "Content-Type", "Accept", "User-Agent", "Host", "Content-Length", "Cookie":
+		return true
+	}
+	return false
+}
+
+// reportWaits tells the observers about each wait the limiter made.
+func (o *observation) reportWaits(waits *waitLog) {
+	for _, w := range waits.w[:waits.n] {
+		e := o.base
+		e.Type, e.Attempt, e.Start, e.Duration, e.Level = EventLimiterWait, o.attempt, w.start, w.d, w.level
+		o.notify(o.attemptCtx, e)
+	}
+}
+
+// endAttempt tells the observers how an attempt ended and whether another
+// follows.
+func (o *observation) endAttempt(resp *http.Response, err error, retry bool, wait time.Duration) {
+	if !o.attemptOpen {
+		return
+	}
+	o.attemptOpen = false
+	e := o.base
+	e.Type, e.Attempt, e.Start, e.Duration = EventAttemptEnd, o.attempt, o.attemptStart, time.Since(o.attemptStart)
+	if resp != nil {
+		e.StatusCode = resp.StatusCode
+	}
+	e.Err = err
+	e.ErrorType = attemptErrorType(resp, err)
+	e.Retry = retry
+	if retry {
+		e.RetryWait = wait
+	}
+	o.notify(o.attemptCtx, e)
+}
+
+// attemptErrorType names how an attempt failed, before the call's error
+// is built.
+func attemptErrorType(resp *http.Response, err error) string {
+	switch {
+	case err != nil && isLocalRefusal(err):
+		return "rate_limited"
+	case err != nil && errors.Is(err, context.Canceled):
+		return "canceled"
+	case err != nil && errors.Is(err, errBodyTooLarge):
+		return "unexpected_response"
+	case err != nil:
+		return "connection"
+	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299):
+		return ErrorType(&APIError{StatusCode: resp.StatusCode})
+	}
+	return ""
+}
+
+// end tells the observers the call ended.
+func (o *observation) end(resp *Response, err error, attempts int) {
+	e := o.base
+	e.Type, e.Attempt, e.Start, e.Duration = EventCallEnd, attempts, o.callStart, time.Since(o.callStart)
+	if resp != nil {
+		e.StatusCode = resp.StatusCode
+	}
+	e.Err, e.ErrorType = err, ErrorType(err)
+	o.notify(o.ctx, e)
+}
+
+// The endpoints of the API, for naming operations and routes. A path is
+// matched segment by segment; "*" stands for an ID.
+var routes = [...]struct {
+	method, op, route string
+	segments          []string
+}{
+	{"GET", "Workspaces.List", "GET /api/workspaces", []string{"api", "workspaces"}},
+	{"POST", "Workspaces.Create", "POST /api/workspaces", []string{"api", "workspaces"}},
+	{"GET", "Projects.List", "GET /api/workspaces/{id}/projects", []string{"api", "workspaces", "*", "projects"}},
+	{"POST", "Projects.Create", "POST /api/workspaces/{id}/projects", []string{"api", "workspaces", "*", "projects"}},
+	{"PATCH", "Projects.Update", "PATCH /api/workspaces/{id}/projects/{projectId}", []string{"api", "workspaces", "*", "projects", "*"}},
+	{"DELETE", "Projects.Delete", "DELETE /api/workspaces/{id}/projects/{projectId}", []string{"api", "workspaces", "*", "projects", "*"}},
+	{"GET", "ContentPlans.List", "GET /api/workspaces/{id}/content-plans", []string{"api", "workspaces", "*", "content-plans"}},
+	{"GET", "Members.List", "GET /api/workspaces/{id}/members", []string{"api", "workspaces", "*", "members"}},
+	{"POST", "Members.Add", "POST /api/workspaces/{id}/members", []string{"api", "workspaces", "*", "members"}},
+	{"GET", "Competitors.List", "GET /api/workspaces/{id}/projects/{projectId}/competitors", []string{"api", "workspaces", "*", "projects", "*", "competitors"}},
+	{"GET", "APIKeys.List", "GET /api/workspaces/{id}/api-keys", []string{"api", "workspaces", "*", "api-keys"}},
+	{"POST", "APIKeys.Create", "POST /api/workspaces/{id}/api-keys", []string{"api", "workspaces", "*", "api-keys"}},
+}
+
+// routeOf names the operation and route template of a request for path,
+// relative to the base URL. A request no endpoint matches is "Client.Do"
+// with the route "METHOD /{path}", so that no ID reaches an aggregate.
+func routeOf(method, path string) (op, route string) {
+	segments := strings.Split(strings.Trim(path, "/"), "/")
+	for _, r := range routes {
+		if r.method == method && matchSegments(r.segments, segments) {
+			return r.op, r.route
+		}
+	}
+	return "Client.Do", method + " /{path}"
+}
+
+func matchSegments(pattern, segments []string) bool {
+	if len(pattern) != len(segments) {
+		return false
+	}
+	for i, p := range pattern {
+		if p == "*" {
+			if segments[i] == "" {
+				return false
+			}
+		} else if p != segments[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// slogObserver writes the SDK's log records to a *slog.Logger: each
+// attempt at Debug; a retry after a long wait and a long wait for the rate
+// limit at Warn. Records hold the method, the path, the attempt, the
+// status or error kind and the wait: never a header, a body or the key.
+type slogObserver struct{ logger *slog.Logger }
+
+// longWait is the wait after which the SDK warns: a caller may take it
+// for a hang.
+const longWait = time.Second
+
+// Observe implements Observer.
+func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
+	switch e.Type {
+	case EventAttemptEnd:
+		attrs := []slog.Attr{
+			slog.String("method", e.Method),
+			slog.String("path", pathOf(e.URL)),
+			slog.Int("attempt", e.Attempt),
+		}
+		if e.StatusCode != 0 {
+			attrs = append(attrs, slog.Int("status", e.StatusCode))
+		}
+		if e.Err != nil {
+			attrs = append(attrs, slog.String("error", e.Err.Error()))
+		}
+		if e.Retry {
+			attrs = append(attrs, slog.Duration("wait", e.RetryWait))
+		}
+		s.logger.LogAttrs(ctx, slog.LevelDebug, "seoapi: attempt", attrs...)
+		if e.Retry && e.RetryWait > longWait {
+			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: retrying after a long wait", attrs...)
+		}
+	case EventLimiterWait:
+		if e.Duration > longWait {
+			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: throttled by rate limit",
+				slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
+				slog.String("level", string(e.Level)), slog.Duration("waited", e.Duration))
+		}
+	}
+	return ctx
+}
+
+// pathOf returns the path of a URL string, without its query.
+func pathOf(rawURL string) string {
+	if u, err := url.Parse(rawURL); err == nil {
+		return u.Path
+	}
+	return ""
 }

@@ -3,8 +3,9 @@ package seoapi
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
-	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -65,7 +66,6 @@ type retryPolicy struct {
 	maxRetries       int
 	waitMin, waitMax time.Duration
 	maxWait          time.Duration
-	logger           *slog.Logger
 }
 
 func defaultRetryPolicy() retryPolicy {
@@ -77,11 +77,15 @@ func defaultRetryPolicy() retryPolicy {
 	}
 }
 
-// callState is what one call learns across its attempts.
+// callState is what one call learns across its attempts. Each Client
+// keeps its call states in a pool, each with a retryablehttp.Client whose
+// hooks are bound to it once, so a call allocates neither.
 type callState struct {
-	policy   *retryPolicy
+	policy *retryPolicy
+	rc     retryablehttp.Client
+	obs    *observation // nil when the client has no observers
+
 	method   string
-	path     string
 	idem     bool // whether a repeat cannot do harm
 	attempts int  // attempts sent
 	// nextWait is the wait before the next attempt, decided by checkRetry
@@ -91,13 +95,40 @@ type callState struct {
 	refusedWait time.Duration
 }
 
-func (p *retryPolicy) newCall(req *http.Request) *callState {
-	return &callState{
-		policy: p,
-		method: req.Method,
-		path:   req.URL.Path,
-		idem:   idempotent(req.Method),
+func newCallState(p *retryPolicy, hc *http.Client) *callState {
+	call := &callState{policy: p}
+	call.rc = retryablehttp.Client{
+		HTTPClient:   hc,
+		RetryMax:     p.maxRetries,
+		CheckRetry:   call.checkRetry,
+		Backoff:      call.backoff,
+		ErrorHandler: call.errorHandler,
+		PrepareRetry: rewindBody,
 	}
+	return call
+}
+
+// reset readies a pooled call state for req.
+func (call *callState) reset(req *http.Request) {
+	call.method = req.Method
+	call.idem = idempotent(req.Method)
+	call.attempts, call.nextWait, call.refusedWait = 0, 0, 0
+	call.obs = nil
+}
+
+// rewindBody gives a retry a fresh copy of the request body. The SDK hands
+// retryablehttp the request as it is, so that the body is not copied once
+// more for every call.
+func rewindBody(req *http.Request) error {
+	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
+		return nil
+	}
+	body, err := req.GetBody()
+	if err != nil {
+		return err
+	}
+	req.Body = body
+	return nil
 }
 
 func idempotent(method string) bool {
@@ -108,28 +139,12 @@ func idempotent(method string) bool {
 	return false
 }
 
-// client returns the retryablehttp client for this call. It is built per
-// call so that its hooks can keep the call's state; hc, the connection
-// pool and the limiter behind it, are shared.
-func (call *callState) client(hc *http.Client) *retryablehttp.Client {
-	return &retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     call.policy.maxRetries,
-		CheckRetry:   call.checkRetry,
-		Backoff:      call.backoff,
-		ErrorHandler: call.errorHandler,
-	}
-}
-
 // checkRetry is called after every attempt.
 func (call *callState) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if !isLocalRefusal(err) {
 		call.attempts++
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return false, ctxErr
-	}
-	retry := call.attempts <= call.policy.maxRetries && call.retryable(resp, err)
+	retry := ctx.Err() == nil && call.attempts <= call.policy.maxRetries && call.retryable(resp, err)
 	wait := time.Duration(0)
 	if retry {
 		var fromServer bool
@@ -142,7 +157,9 @@ func (call *callState) checkRetry(ctx context.Context, resp *http.Response, err 
 		}
 	}
 	call.nextWait = wait
-	call.log(ctx, resp, err, retry)
+	if call.obs != nil {
+		call.obs.endAttempt(resp, err, retry, wait)
+	}
 	return retry, nil
 }
 
@@ -157,15 +174,13 @@ func tooLong(ctx context.Context, wait, maxWait time.Duration) bool {
 // retryable says whether a repeat is safe and useful. Idempotent methods
 // are repeated after connection failures and transient statuses; POST and
 // PATCH only when the request certainly did not take effect: a 429, or a
-// connection that never opened.
+// request that never left (a connection that never opened).
 func (call *callState) retryable(resp *http.Response, err error) bool {
 	if err != nil {
-		// The caller's own context was checked before this; a deadline
-		// error here is the per-attempt timeout of the HTTP client.
 		if isLocalRefusal(err) || isPermanent(err) {
 			return false
 		}
-		return call.idem || isDialError(err)
+		return call.idem || !mayHaveBeenWritten(err)
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
@@ -182,29 +197,60 @@ func isLocalRefusal(err error) bool {
 	return err != nil && errors.As(err, &e) && e.StatusCode == 0
 }
 
+// mayHaveBeenWritten reports whether a failed attempt may have reached
+// the server: anything after the request was handed to the network,
+// except a connection or TLS handshake that never completed.
+func mayHaveBeenWritten(err error) bool {
+	var cut *cutError
+	if errors.As(err, &cut) {
+		return true
+	}
+	var sent *sendError
+	if !errors.As(err, &sent) {
+		return false
+	}
+	return !isDialError(err) && !isHandshakeError(err)
+}
+
 func isDialError(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial"
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
+
+// isHandshakeError reports a TLS handshake that failed, before any of
+// the request was written.
+func isHandshakeError(err error) bool {
+	var (
+		cert   *tls.CertificateVerificationError
+		header tls.RecordHeaderError
+		alert  tls.AlertError
+		auth   x509.UnknownAuthorityError
+		host   x509.HostnameError
+	)
+	return errors.As(err, &cert) || errors.As(err, &header) || errors.As(err, &alert) ||
+		errors.As(err, &auth) || errors.As(err, &host)
 }
 
 // isPermanent reports errors a repeat cannot cure: a certificate the
-// client does not trust, a redirect loop, a malformed URL.
+// client does not trust, a redirect refused, a body over the size cap.
 func isPermanent(err error) bool {
 	var cert *tls.CertificateVerificationError
-	if errors.As(err, &cert) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "stopped after") || strings.Contains(msg, "unsupported protocol scheme")
+	var redirect *redirectError
+	return errors.As(err, &cert) || errors.As(err, &redirect) || errors.Is(err, errBodyTooLarge)
 }
 
 // wait returns how long to wait before the next attempt: what the server
-// asked for (Retry-After, or a rate-limit reset when none remain), else an
-// exponential backoff with jitter between waitMin and waitMax.
+// asked for (Retry-After, or a rate-limit reset when none remain), but
+// never less than waitMin, else an exponential backoff with jitter between
+// waitMin and waitMax.
 func (p *retryPolicy) wait(resp *http.Response, attempt int, now time.Time) (d time.Duration, fromServer bool) {
 	if resp != nil {
 		if d, ok := retryAfter(resp.Header, now); ok {
-			return d, true
+			return max(d, p.waitMin), true
 		}
 	}
 	return p.backoff(attempt), false
@@ -227,12 +273,19 @@ func (p *retryPolicy) backoff(attempt int) time.Duration {
 	return max(d, p.waitMin)
 }
 
+// foreverish stands for a wait too long to represent: no max wait accepts it.
+const foreverish = time.Duration(math.MaxInt64)
+
 // retryAfter reads how long the server asked the client to wait:
 // Retry-After in seconds or as an HTTP date, else the reset of an exhausted
-// rate limit.
+// rate limit. A number of seconds too large for a time.Duration is a wait
+// no caller accepts, not one to ignore.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 && secs < 1e9 {
+		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 && !math.IsNaN(secs) {
+			if secs >= float64(foreverish/time.Second) {
+				return foreverish, true
+			}
 			return time.Duration(secs * float64(time.Second)), true
 		}
 		if t, err := http.ParseTime(v); err == nil {
@@ -259,38 +312,4 @@ func (call *callState) errorHandler(resp *http.Response, err error, _ int) (*htt
 		return nil, err
 	}
 	return resp, nil
-}
-
-// transportError is the error for a call that got no response.
-func (call *callState) transportError(err error) error {
-	var e *APIError
-	if errors.As(err, &e) {
-		e.Attempts = call.attempts
-		return e
-	}
-	return err
-}
-
-func (call *callState) log(ctx context.Context, resp *http.Response, err error, retry bool) {
-	logger := call.policy.logger
-	if logger == nil {
-		return
-	}
-	attrs := []slog.Attr{
-		slog.String("method", call.method),
-		slog.String("path", call.path),
-		slog.Int("attempt", call.attempts),
-	}
-	if resp != nil {
-		attrs = append(attrs, slog.Int("status", resp.StatusCode))
-	} else if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
-	}
-	if retry {
-		attrs = append(attrs, slog.Duration("wait", call.nextWait))
-	}
-	logger.LogAttrs(ctx, slog.LevelDebug, "seoapi: attempt", attrs...)
-	if retry && call.nextWait > time.Second {
-		logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: retrying after a long wait", attrs...)
-	}
 }

@@ -176,9 +176,11 @@ func TestPOSTNotRetriedWhenConnectionDropsAfterSending(t *testing.T) {
 	fake.DropNext(1, true)
 	before := len(fake.Requests())
 	_, _, err := c.Projects.Create(context.Background(), ws, &seoapi.ProjectCreateRequest{Name: "maybe"})
-	require.Error(t, err)
+	require.ErrorIs(t, err, seoapi.ErrConnection)
+	assert.ErrorIs(t, err, seoapi.ErrOutcomeUnknown, "the write may have taken effect")
 	var apiErr *seoapi.APIError
-	assert.False(t, errors.As(err, &apiErr), "no response, so no APIError: %v", err)
+	require.ErrorAs(t, err, &apiErr)
+	assert.Zero(t, apiErr.StatusCode, "no response was used")
 	assert.Len(t, fake.Requests(), before+1, "sent once, not repeated")
 	projects, _, err := c.Projects.List(context.Background(), ws, nil)
 	require.NoError(t, err)
@@ -350,27 +352,31 @@ func TestLimiterErrorStopsTheCall(t *testing.T) {
 func TestAttemptTimeoutRetriedOnlyWhenSafe(t *testing.T) {
 	t.Parallel()
 	for _, method := range []string{"GET", "POST"} {
-		var calls atomic.Int32
-		rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-			if calls.Add(1) == 1 {
-				time.Sleep(400 * time.Millisecond) // longer than the attempt timeout
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			var calls atomic.Int32
+			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) == 1 {
+					<-r.Context().Done() // held until the client's attempt times out and hangs up
+					return
+				}
+				w.WriteHeader(200)
+				w.Write([]byte(`[]`))
+			})
+			hc := &http.Client{Timeout: 300 * time.Millisecond}
+			c := newClient(t, rec.srv.URL, seoapi.WithHTTPClient(hc))
+			req, err := c.NewRequest(context.Background(), method, "api/workspaces", nil)
+			require.NoError(t, err)
+			resp, err := c.Do(req, nil)
+			if method == "GET" {
+				require.NoError(t, err, "a timed-out GET is retried")
+				assert.Equal(t, 2, resp.Attempts)
+				return
 			}
-			w.WriteHeader(200)
-			w.Write([]byte(`[]`))
+			require.ErrorIs(t, err, seoapi.ErrConnection, "a timed-out attempt is a connection failure")
+			assert.ErrorIs(t, err, seoapi.ErrOutcomeUnknown, "a timed-out POST may have taken effect")
+			assert.NotErrorIs(t, err, context.DeadlineExceeded, "the caller's context did not end")
+			assert.Len(t, rec.requests(), 1, "the POST was sent once")
 		})
-		hc := &http.Client{Timeout: 100 * time.Millisecond}
-		c := newClient(t, rec.srv.URL, seoapi.WithHTTPClient(hc))
-		req, err := c.NewRequest(context.Background(), method, "api/workspaces", nil)
-		require.NoError(t, err)
-		resp, err := c.Do(req, nil)
-		if method == "GET" {
-			require.NoError(t, err, "a timed-out GET is retried")
-			assert.Equal(t, 2, resp.Attempts)
-			continue
-		}
-		require.Error(t, err, "a timed-out POST may have taken effect")
-		assert.ErrorIs(t, err, context.DeadlineExceeded)
-		time.Sleep(400 * time.Millisecond)
-		assert.Len(t, rec.requests(), 1, "the POST was sent once")
 	}
 }

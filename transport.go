@@ -1,89 +1,208 @@
 package seoapi
 
 import (
+	"bytes"
 	"context"
-	"log/slog"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
-	"sync"
 	"time"
 )
 
-// limitedTransport is the RoundTripper under the retry loop: every attempt
-// first obeys the server's last word on the rate limit, then waits for the
-// limiter.
+// limitedTransport is the RoundTripper under the retry loop. One attempt
+// of a call is one RoundTrip (and one more for each redirect it follows):
+// it tells the observers the attempt began, waits for the rate limiter
+// (the server's last word first), sends, tells the limiter what the
+// response said about the limit, and reads the whole body, so that a body
+// cut short fails the attempt and the retry policy can try again.
 type limitedTransport struct {
 	next    http.RoundTripper
-	limiter Limiter // nil when the client-side limit is off
+	limiter turnTaker
 	maxWait time.Duration
-	logger  *slog.Logger
-	now     func() time.Time
-
-	mu         sync.Mutex
-	blockedTil time.Time // the server said Remaining 0 until then
+	// timeout bounds one attempt, body included (the Timeout of the
+	// http.Client the SDK was given, which the SDK applies here so that
+	// the body it hands on stays its own).
+	timeout  time.Duration
+	maxBytes int64
+	now      func() time.Time
 }
 
-func newLimitedTransport(next http.RoundTripper, cfg rateLimitConfig, maxWait time.Duration, logger *slog.Logger, now func() time.Time) *limitedTransport {
-	t := &limitedTransport{next: next, maxWait: maxWait, logger: logger, now: now}
-	switch {
-	case cfg.off:
-	case cfg.limiter != nil:
-		t.limiter = cfg.limiter
-	default:
-		t.limiter = newWindowLimiter(cfg.perHour, cfg.perSecond, maxWait, now)
-	}
-	return t
-}
-
-// RoundTrip waits its turn, sends req and records what the response says
-// about the rate limit.
+// RoundTrip runs one attempt, or one hop of it when a redirect is followed.
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	start := t.now()
-	if err := t.waitTurn(req.Context(), start); err != nil {
-		if e, ok := err.(*APIError); ok && e.Method == "" {
-			e.Method, e.URL = req.Method, redactedURL(req)
+	obs := observationFrom(req.Context())
+	if obs != nil {
+		req = obs.beginAttempt(req)
+	}
+	var waits waitLog
+	err := t.limiter.waitTurn(req.Context(), t.maxWait, &waits)
+	if obs != nil {
+		obs.reportWaits(&waits)
+	}
+	if err != nil {
+		var refused *APIError
+		if errors.As(err, &refused) && refused.Method == "" {
+			refused.Method, refused.URL = req.Method, redactedURL(req)
 		}
 		return nil, err
 	}
-	if waited := t.now().Sub(start); waited > time.Second && t.logger != nil {
-		t.logger.LogAttrs(req.Context(), slog.LevelWarn, "seoapi: throttled by rate limit",
-			slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Duration("waited", waited))
+	cancel := func() {}
+	if t.timeout > 0 {
+		ctx, stop := context.WithTimeoutCause(req.Context(), t.timeout, errAttemptTimeout)
+		req, cancel = req.WithContext(ctx), stop
 	}
+	defer cancel()
 	resp, err := t.next.RoundTrip(req)
-	if err == nil {
-		t.observe(resp.Header, t.now())
+	if err != nil {
+		return nil, &sendError{err: t.timeoutCause(req, err)}
 	}
-	return resp, err
+	if f, ok := interimFeedback(resp.StatusCode, resp.Header, t.now()); ok {
+		t.limiter.feedback(req.Context(), f)
+	}
+	if err := t.bufferBody(resp); err != nil {
+		return nil, &cutError{err: t.timeoutCause(req, err)}
+	}
+	return resp, nil
 }
 
-func (t *limitedTransport) waitTurn(ctx context.Context, now time.Time) error {
-	t.mu.Lock()
-	blocked := t.blockedTil.Sub(now)
-	t.mu.Unlock()
-	if blocked > 0 {
-		if err := checkWait(ctx, blocked, t.maxWait, now, "server rate limit (Remaining 0)"); err != nil {
-			return err
+// timeoutCause turns the error of an attempt that ran out of its own time
+// into errAttemptTimeout, so it is not taken for the caller's deadline.
+func (t *limitedTransport) timeoutCause(req *http.Request, err error) error {
+	if context.Cause(req.Context()) == errAttemptTimeout {
+		return fmt.Errorf("%w after %s: %w", errAttemptTimeout, t.timeout, err)
+	}
+	return err
+}
+
+// errAttemptTimeout ends an attempt that took longer than the HTTP
+// client's Timeout.
+var errAttemptTimeout = errors.New("attempt timed out")
+
+// sendError is a failure after the request was handed to the network:
+// it may have been written.
+type sendError struct{ err error }
+
+func (e *sendError) Error() string { return e.err.Error() }
+func (e *sendError) Unwrap() error { return e.err }
+
+// cutError is a failure while reading the body of a response: the
+// request was certainly written and the server answered.
+type cutError struct{ err error }
+
+func (e *cutError) Error() string { return "reading the response body: " + e.err.Error() }
+func (e *cutError) Unwrap() error { return e.err }
+
+// errBodyTooLarge is the error of a 2xx body larger than the response cap.
+var errBodyTooLarge = errors.New("response body over the size cap")
+
+// bufferedBody is a response body read whole inside its attempt. Do takes
+// the bytes from it without a copy.
+type bufferedBody struct {
+	bytes.Reader
+	data []byte
+	// tooLarge is set for a body that passed the size cap; data holds
+	// its start.
+	tooLarge bool
+}
+
+func (b *bufferedBody) Close() error { return nil }
+
+// bufferBody replaces resp.Body with the body read whole. A 2xx body must
+// arrive complete and within the cap; of any other body the SDK keeps at
+// most what an APIError shows, and what was read when the body is cut.
+func (t *limitedTransport) bufferBody(resp *http.Response) error {
+	defer resp.Body.Close()
+	limit := t.maxBytes
+	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if !success {
+		limit = min(limit, maxErrorBody)
+	}
+	data, err := readCapped(resp.Body, resp.ContentLength, limit)
+	body := &bufferedBody{data: data}
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		// A status the SDK reports keeps what was read: an error body
+		// needs no more than its start.
+		body.tooLarge = success
+	case err != nil && success:
+		return err
+	}
+	body.Reset(data)
+	resp.Body = body
+	return nil
+}
+
+// readCapped reads r to its end, failing with errBodyTooLarge once more
+// than limit bytes arrive; it then returns at most maxErrorBody bytes of
+// what it read. A body of known length is read into one buffer of that
+// size. Memory stays under 1.25 times the limit whatever a server sends.
+func readCapped(r io.Reader, length, limit int64) ([]byte, error) {
+	switch {
+	case length > limit:
+		data, _ := readUnknown(io.LimitReader(r, min(limit, maxErrorBody)), limit)
+		return data, errBodyTooLarge
+	case length >= 0:
+		buf := make([]byte, length)
+		n, err := io.ReadFull(r, buf)
+		if err != nil {
+			return buf[:n], err
 		}
-		if err := sleep(ctx, blocked); err != nil {
-			return err
+		var probe [1]byte
+		if n, err := r.Read(probe[:]); n > 0 {
+			return buf, errors.New("body longer than its Content-Length")
+		} else if err != nil && err != io.EOF {
+			return buf, err
+		}
+		return buf, nil
+	}
+	return readUnknown(r, limit)
+}
+
+// readUnknown reads a body of unknown length: into one buffer that doubles
+// while the body is small next to the limit, then in chunks of up to 1 MiB
+// joined at the end, so that a buffer never doubles past the limit.
+func readUnknown(r io.Reader, limit int64) ([]byte, error) {
+	small := int(max(limit/8, 4<<10))
+	buf := make([]byte, 0, min(limit+1, 1<<10))
+	var chunks [][]byte
+	total := int64(0)
+	for {
+		if len(buf) == cap(buf) {
+			if total+int64(len(buf)) > limit {
+				break
+			}
+			if next := min(2*cap(buf), int(limit+1)); chunks == nil && next <= small {
+				buf = append(make([]byte, 0, next), buf...)
+			} else {
+				chunks = append(chunks, buf)
+				total += int64(len(buf))
+				buf = make([]byte, 0, min(int64(max(cap(buf), 1<<20)), limit+1-total))
+			}
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return joinChunks(append(chunks, buf), limit), nil
+		}
+		if err != nil {
+			return joinChunks(append(chunks, buf), limit), err
 		}
 	}
-	if t.limiter == nil {
-		return ctx.Err()
-	}
-	return t.limiter.Wait(ctx)
+	return joinChunks(append(chunks, buf), min(limit, maxErrorBody)), errBodyTooLarge
 }
 
-// observe holds later requests back until the reset when the server says
-// no requests remain.
-func (t *limitedTransport) observe(h http.Header, now time.Time) {
-	r := parseRate(h, now)
-	if !r.exhausted(now) {
-		return
+// joinChunks returns at most the first n bytes of chunks as one slice.
+func joinChunks(chunks [][]byte, n int64) []byte {
+	if len(chunks) == 1 {
+		return chunks[0][:min(int64(len(chunks[0])), n)]
 	}
-	t.mu.Lock()
-	if r.Reset.After(t.blockedTil) {
-		t.blockedTil = r.Reset
+	total := int64(0)
+	for _, c := range chunks {
+		total += int64(len(c))
 	}
-	t.mu.Unlock()
+	out := make([]byte, 0, min(total, n))
+	for _, c := range chunks {
+		out = append(out, c[:min(int64(len(c)), n-int64(len(out)))]...)
+	}
+	return out
 }
-
