@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // The published limits of the API (SPEC.md part 8).
@@ -18,22 +17,43 @@ const (
 	DefaultRequestsPerSecond = 50
 )
 
-// perSecondMargin is the share of the per-second limit the built-in
-// limiter paces at. A server counts a request when it arrives, so a client
-// paced at exactly the limit collects 429s whenever transit time varies;
-// at 96% the arrivals of 51 requests would have to bunch up by more than
-// 40 ms before a strict one-second window saw 51 of them.
-const perSecondMargin = 0.96
+// secondGuard lengthens the built-in limiter's rolling second. A server
+// counts a request when it arrives, and arrivals are spread out by transit
+// and by the moment the sending goroutine gets a CPU: the limiter lets at
+// most perSecond requests go in any 1 s + secondGuard, so a strict
+// rolling-second server sees no more than perSecond unless two arrivals
+// perSecond requests apart come closer together by more than the guard
+// than their releases were. 15 ms was measured to give zero 429s against a
+// strict server on loopback with both cores of a 2-core machine kept busy
+// by another process (see the README), while costing at most 1.5% of the
+// rate: 50 requests every 1.015 s is 0.985 of the limit.
+const secondGuard = 15 * time.Millisecond
 
 // hourGuard lengthens the built-in limiter's rolling hour, for the same
 // reason: a request counted against the hour just before our window opens
 // arrives a little after we sent it.
 const hourGuard = 2 * time.Second
 
+// maxHold is the longest the server's word holds requests back: the
+// longest published window and its guard. A reset further ahead is a bad
+// header, not a reason to stop a client for years.
+const maxHold = time.Hour + hourGuard
+
+// minReportedWait is the shortest Wait of a Limiter given with WithLimiter
+// that is reported as a wait (WaitLimiter). Such a Wait may do I/O (a
+// fleet limiter asks Redis), which takes time without holding anything
+// back; a real wait for a slot lasts milliseconds at least.
+const minReportedWait = time.Millisecond
+
 // Limiter paces requests. Wait blocks until one request may be sent, and
 // fails when ctx ends first or the wait is refused. Every attempt of every
 // call, retries included, waits on it. Share one Limiter between the
 // clients that use the same API key with WithLimiter.
+//
+// A Limiter written outside this package refuses a wait that is too long
+// with RefuseWait, or lets CheckWait decide, which applies the max wait of
+// the calling client (WithMaxWait): the client puts it into the context it
+// passes to Wait.
 type Limiter interface {
 	Wait(ctx context.Context) error
 }
@@ -57,7 +77,11 @@ type RateFeedback struct {
 // client calls Feedback after an attempt whose response carried rate-limit
 // headers or a Retry-After on a 429. A Limiter given to WithLimiter that
 // does not implement it is wrapped so that the server's word is still
-// obeyed inside the process.
+// obeyed inside the process; a FeedbackLimiter is trusted to obey it
+// itself, and the client holds nothing back on its behalf.
+//
+// The limiter NewLimiter returns is a FeedbackLimiter: the server's word
+// seen by one client holds back every client sharing it.
 type FeedbackLimiter interface {
 	Limiter
 	Feedback(ctx context.Context, f RateFeedback)
@@ -66,21 +90,81 @@ type FeedbackLimiter interface {
 // RefuseWait returns the error a Limiter gives when it will not wait d for
 // the rate limit, because d is longer than the caller accepts: an *APIError
 // with StatusCode 0 and RetryAfter d that matches ErrRateLimited. The client
-// fills in its Method, URL and Attempts. reason says which limit asked for
-// the wait, for the error message.
+// fills in its Method, URL and Attempts. reason says why, for the error
+// message; it should begin with the limit that asked for the wait, such as
+// "fleet limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
 
-// CheckWait tells a Limiter whether it may wait d: it returns nil when d
-// is within maxWait and ends before ctx's deadline, ctx's error when ctx
-// has ended, and otherwise a RefuseWait error naming the limit it broke. A
-// call of a Client carries the client's WithMaxWait in its context, and
-// CheckWait applies the smaller of that and maxWait, so a shared limiter
-// never waits longer than the client it serves accepts. reason names the
-// limit that asked for the wait ("per-second limit").
+// CheckWait tells a Limiter whether it may wait d before letting a request
+// go. It returns ctx's error when ctx has ended; nil when d is at most the
+// max wait and ends before ctx's deadline; and otherwise, at once, a
+// RefuseWait error saying which of the two it broke.
+//
+// The max wait is one setting, the client's WithMaxWait (DefaultMaxWait
+// when Wait is called outside a Client): a Client puts it into the context
+// it passes to Wait. maxWait is the limiter's own bound; when it is
+// positive and smaller, it applies instead, and the error says it was the
+// limiter's. 0 means the client's. reason names the limit that asked for
+// the wait, such as "fleet limit"; the error reads, for example, "fleet
+// limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
-	return checkWait(ctx, d, maxWait, time.Now(), reason)
+	client, ok := maxWaitFrom(ctx)
+	if !ok {
+		client = DefaultMaxWait
+	}
+	limit := effectiveMaxWait(client, maxWait, "the limiter's own")
+	return limit.check(ctx, d, time.Now(), reason)
+}
+
+// maxWaitKey is the context key of the calling client's max wait.
+type maxWaitKey struct{}
+
+// contextWithMaxWait returns ctx carrying the client's max wait, for a
+// Limiter outside the core that calls CheckWait. Only a client with such a
+// Limiter pays for it.
+func contextWithMaxWait(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, maxWaitKey{}, d)
+}
+
+// maxWaitFrom returns the client's max wait that ctx carries, if any.
+func maxWaitFrom(ctx context.Context) (time.Duration, bool) {
+	d, ok := ctx.Value(maxWaitKey{}).(time.Duration)
+	return d, ok
+}
+
+// maxWaitLimit is the max wait that applies to one wait, and the name of
+// the setting it comes from, for the error.
+type maxWaitLimit struct {
+	d    time.Duration
+	name string
+}
+
+// effectiveMaxWait returns the smaller of the client's max wait and a
+// limiter's own (named ownName), where own 0 means "the client's". On a
+// tie the client's setting is named: it is the one users set.
+func effectiveMaxWait(client, own time.Duration, ownName string) maxWaitLimit {
+	if own > 0 && own < client {
+		return maxWaitLimit{d: own, name: ownName}
+	}
+	return maxWaitLimit{d: client, name: "WithMaxWait"}
+}
+
+// check refuses a wait longer than the limit or one that would end after
+// ctx's deadline, with an error matching ErrRateLimited that says how long
+// the wait would have been and which bound it broke.
+func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time, reason string) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	if d > m.d {
+		return RefuseWait(d, reason+": wait of "+d.String()+" exceeds the max wait of "+m.d.String()+" ("+m.name+")")
+	}
+	if deadline, ok := ctx.Deadline(); ok && now.Add(d).After(deadline) {
+		return RefuseWait(d, reason+": wait of "+d.String()+" would end after the context's deadline")
+	}
+	return ctx.Err()
 }
 
 type rateLimitConfig struct {
@@ -108,7 +192,10 @@ func WithRateLimit(perHour, perSecond int) Option {
 }
 
 // WithLimiter replaces the built-in limiter with l, for example one
-// limiter shared by every client of the same key (see NewLimiter).
+// limiter shared by every client of the same key (see NewLimiter) or a
+// fleet's. The server's word (a rate-limit Remaining of 0, Retry-After on
+// a 429) is told to l when it is a FeedbackLimiter, and otherwise obeyed
+// by the client itself.
 func WithLimiter(l Limiter) Option {
 	return func(cfg *clientConfig) {
 		if l == nil {
@@ -126,11 +213,17 @@ func WithoutRateLimit() Option {
 }
 
 // NewLimiter returns the built-in limiter: at most perHour requests in any
-// rolling hour and perSecond in any rolling second, paced a little under
-// both (see the README). A wait longer than maxWait, or one that would end
-// after the context's deadline, fails at once with an *APIError matching
-// ErrRateLimited whose RetryAfter is the wait it refused. It is safe for
-// concurrent use; pass it to several clients with WithLimiter to share it.
+// rolling hour and perSecond in any rolling second, each window kept a
+// little longer than published (see the README). It is a FeedbackLimiter,
+// safe for concurrent use; pass it to several clients with WithLimiter to
+// share one budget, and the server's word seen by one of them.
+//
+// A wait longer than the max wait, or one that would end after the
+// context's deadline, fails at once with an *APIError matching
+// ErrRateLimited whose RetryAfter is the wait it refused. The max wait is
+// the calling client's WithMaxWait (DefaultMaxWait when Wait is called
+// outside a Client); a positive maxWait bounds it further for every client
+// sharing the limiter, and 0 leaves it to each client.
 func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) {
 	if perHour <= 0 || perSecond <= 0 {
 		return nil, invalidArgument("NewLimiter(%d, %d): limits must be positive", perHour, perSecond)
@@ -141,98 +234,376 @@ func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) 
 	return newWindowLimiter(perHour, perSecond, maxWait, time.Now), nil
 }
 
-// windowLimiter holds both levels: a token bucket of burst 1 for the
-// second, and an exact rolling hour kept as the release times of the last
-// perHour requests. A token bucket for the hour would let a full burst
-// through at the start and refill behind it: about twice the limit in the
-// first hour.
-type windowLimiter struct {
-	second  *rate.Limiter
-	maxWait time.Duration
-	now     func() time.Time
+// waitRecord is one wait a request made: which limit held it back, when
+// the wait began and how long it lasted (also when ctx cut it short).
+type waitRecord struct {
+	level WaitLevel
+	start time.Time
+	d     time.Duration
+}
 
-	mu      sync.Mutex
-	start   time.Time       // origin of released; monotonic
-	release []time.Duration // ring of the last perHour release times, since start
-	next    int             // the oldest entry, once the ring is full
-	perHour int
+// waitRecords are the waits one request made, at most one per level: the
+// server's hold, then the limiter's (one of the built-in levels, or a
+// Limiter's from WithLimiter).
+type waitRecords struct {
+	n int
+	w [3]waitRecord
+}
+
+func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration) {
+	if r == nil || r.n == len(r.w) {
+		return
+	}
+	r.w[r.n] = waitRecord{level: level, start: start, d: d}
+	r.n++
+}
+
+// all returns the waits in the order they happened.
+func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
+
+// attemptLimiter is what limitedTransport uses for every attempt.
+type attemptLimiter interface {
+	// waitTurn blocks until one request may go, recording each wait
+	// (level, start, duration) in rec. maxWait is the calling client's
+	// WithMaxWait.
+	waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error
+	// feedback tells the limiter what a response said (see rateFeedback).
+	feedback(ctx context.Context, f RateFeedback)
+}
+
+// newAttemptLimiter builds the attemptLimiter of a client from its
+// rate-limit config: the built-in limiter, which keeps the server's word
+// itself, also when it is shared (NewLimiter and WithLimiter); a
+// FeedbackLimiter, told the server's word; a user's Limiter, or none, with
+// the server's word kept by the client. maxWait is the client's
+// WithMaxWait, the own bound of the client's built-in limiter.
+func newAttemptLimiter(cfg rateLimitConfig, maxWait time.Duration, now func() time.Time) attemptLimiter {
+	if cfg.off {
+		return newHeldLimiter(nil, now)
+	}
+	switch l := cfg.limiter.(type) {
+	case nil:
+		return newWindowLimiter(cfg.perHour, cfg.perSecond, maxWait, now)
+	case *windowLimiter:
+		return l
+	case FeedbackLimiter:
+		return forwardingLimiter{inner: l, now: now}
+	default:
+		return newHeldLimiter(l, now)
+	}
+}
+
+// rateFeedback reads what a response said about the rate limit: a 429
+// with Retry-After, or no requests remaining until a reset still ahead,
+// asks for a hold (never longer than maxHold); requests remaining, on any
+// other status, lift a hold. ok is false when the response said nothing
+// of the kind.
+func rateFeedback(status int, h http.Header, now time.Time) (f RateFeedback, ok bool) {
+	if status == http.StatusTooManyRequests {
+		if d, ok := parseRetryAfter(h.Get("Retry-After"), now); ok && d > 0 {
+			return RateFeedback{Hold: min(d, maxHold)}, true
+		}
+	}
+	r := parseRate(h, now)
+	switch {
+	case r.exhausted(now):
+		return RateFeedback{Hold: min(r.Reset.Sub(now), maxHold)}, true
+	case r.Remaining > 0 && status != http.StatusTooManyRequests:
+		return RateFeedback{Lift: true}, true
+	}
+	return RateFeedback{}, false
+}
+
+// serverHold keeps the server's last word: send nothing before a time.
+// It is read on every attempt, so it is one atomic word, not a lock.
+type serverHold struct {
+	origin time.Time    // monotonic origin of until
+	until  atomic.Int64 // nanoseconds after origin; 0: no hold
+}
+
+func (h *serverHold) init(now time.Time) { h.origin = now }
+
+// apply moves the hold later for a Hold (never earlier, and never more
+// than maxHold ahead) and clears it for a Lift.
+func (h *serverHold) apply(f RateFeedback, now time.Time) {
+	if f.Hold <= 0 {
+		if f.Lift {
+			h.until.Store(0)
+		}
+		return
+	}
+	t := int64(max(now.Sub(h.origin), 0) + min(f.Hold, maxHold))
+	for {
+		cur := h.until.Load()
+		if cur >= t || h.until.CompareAndSwap(cur, t) {
+			return
+		}
+	}
+}
+
+// wait sleeps until the hold ends, unless that is longer than limit.
+func (h *serverHold) wait(ctx context.Context, limit maxWaitLimit, rec *waitRecords, now func() time.Time) error {
+	until := h.until.Load()
+	if until == 0 {
+		return nil
+	}
+	start := now()
+	d := time.Duration(until) - start.Sub(h.origin)
+	if d <= 0 {
+		return nil
+	}
+	return sleepRecorded(ctx, d, limit, WaitServer, start, rec, now)
+}
+
+// sleepRecorded waits d for the limit named by level, after checking it
+// against the max wait, and records how long it actually waited.
+func sleepRecorded(ctx context.Context, d time.Duration, limit maxWaitLimit, level WaitLevel, start time.Time, rec *waitRecords, now func() time.Time) error {
+	if err := limit.check(ctx, d, start, levelReason(level)); err != nil {
+		return err
+	}
+	err := sleep(ctx, d)
+	rec.add(level, start, now().Sub(start))
+	return err
+}
+
+// levelReason is how an error names the limit that asked for a wait.
+func levelReason(level WaitLevel) string {
+	switch level {
+	case WaitPerSecond:
+		return "per-second limit"
+	case WaitPerHour:
+		return "hourly limit"
+	case WaitServer:
+		return "server rate limit"
+	}
+	return "limiter"
+}
+
+// heldLimiter keeps the server's word inside the process around a Limiter
+// that is not told it (a user's, from WithLimiter), or around none
+// (WithoutRateLimit).
+type heldLimiter struct {
+	inner Limiter // nil: no client-side limit
+	hold  serverHold
+	now   func() time.Time
+}
+
+func newHeldLimiter(inner Limiter, now func() time.Time) *heldLimiter {
+	l := &heldLimiter{inner: inner, now: now}
+	l.hold.init(now())
+	return l
+}
+
+func (l *heldLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
+	if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now); err != nil {
+		return err
+	}
+	if l.inner == nil {
+		return ctx.Err()
+	}
+	return waitExternal(ctx, l.inner, maxWait, rec, l.now)
+}
+
+func (l *heldLimiter) feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
+
+// forwardingLimiter tells a FeedbackLimiter (a fleet's) what the server
+// said and holds nothing back itself: the limiter holds back every
+// process that shares it.
+type forwardingLimiter struct {
+	inner FeedbackLimiter
+	now   func() time.Time
+}
+
+func (l forwardingLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
+	return waitExternal(ctx, l.inner, maxWait, rec, l.now)
+}
+
+func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inner.Feedback(ctx, f) }
+
+// waitExternal waits for a Limiter from outside the core, which learns
+// the client's max wait from the context (CheckWait reads it), and
+// records the wait when it held the request back.
+func waitExternal(ctx context.Context, l Limiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) error {
+	start := now()
+	err := l.Wait(contextWithMaxWait(ctx, maxWait))
+	if d := now().Sub(start); d >= minReportedWait {
+		rec.add(WaitLimiter, start, d)
+	}
+	return err
+}
+
+// windowLimiter is the built-in limiter: two exact rolling windows, kept
+// as the release times of the last perSecond and the last perHour
+// requests, and the server's word. A request may go when the oldest
+// release of each full window has left it; both windows are checked and
+// the slot reserved in one step under one lock. A token bucket would
+// either make every request wait behind the one before (burst 1: 20 ms
+// apart at 50/s even from idle) or, for the hour, let a full burst
+// through and refill behind it: about twice the limit in the first hour.
+type windowLimiter struct {
+	maxWait time.Duration // NewLimiter's own bound; 0: the client's
+	now     func() time.Time
+	hold    serverHold
+
+	mu     sync.Mutex
+	origin time.Time // monotonic origin of the release times
+	second window
+	hour   window
+	last   time.Duration // the latest release reserved
+	seq    uint64        // reservations made, to give back only the newest
 }
 
 func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() time.Time) *windowLimiter {
-	return &windowLimiter{
-		second:  rate.NewLimiter(rate.Limit(float64(perSecond)*perSecondMargin), 1),
+	start := now()
+	l := &windowLimiter{
 		maxWait: maxWait,
 		now:     now,
-		start:   now(),
-		perHour: perHour,
+		origin:  start,
+		second:  window{span: time.Second + secondGuard, size: perSecond, ring: make([]time.Duration, 0, perSecond)},
+		hour:    window{span: time.Hour + hourGuard, size: perHour},
+		last:    math.MinInt64,
 	}
+	l.hold.init(start)
+	return l
 }
 
-// Wait blocks until both levels allow one more request.
+// Wait blocks until the server's word and both windows allow one more
+// request, within the max wait (see NewLimiter).
 func (l *windowLimiter) Wait(ctx context.Context) error {
-	if err := l.waitSecond(ctx); err != nil {
-		return err
+	client, ok := maxWaitFrom(ctx)
+	if !ok {
+		client = DefaultMaxWait
 	}
-	return l.waitHour(ctx)
+	return l.waitTurn(ctx, client, nil)
 }
 
-func (l *windowLimiter) waitSecond(ctx context.Context) error {
-	now := l.now()
-	r := l.second.ReserveN(now, 1)
-	delay := r.DelayFrom(now)
-	if err := checkWait(ctx, delay, l.maxWait, now, "per-second limit"); err != nil {
-		r.CancelAt(now)
+// Feedback holds every request sharing the limiter back for f.Hold, or
+// lifts the hold (see RateFeedback).
+func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
+
+func (l *windowLimiter) feedback(ctx context.Context, f RateFeedback) { l.Feedback(ctx, f) }
+
+func (l *windowLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
+	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
+	if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
 		return err
 	}
-	if err := sleep(ctx, delay); err != nil {
-		r.Cancel()
-		return err
-	}
-	return nil
+	return l.waitWindows(ctx, limit, rec)
 }
 
-// waitHour reserves a slot in the rolling hour: at once when fewer than
-// perHour requests were released in the last hour, else at the moment the
-// oldest of them leaves the window.
-func (l *windowLimiter) waitHour(ctx context.Context) error {
-	now := l.now()
+// waitWindows reserves the earliest release both windows allow, then
+// sleeps until it. A wait cut short by ctx gives the slot back when no
+// later request reserved one since.
+func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) error {
+	start := l.now()
 	l.mu.Lock()
-	at := now.Sub(l.start)
-	if len(l.release) < l.perHour {
-		l.release = append(l.release, at)
+	at := start.Sub(l.origin)
+	secFree, hourFree := l.second.free(), l.hour.free()
+	// Releases are kept in order: a caller that read the clock before
+	// another but got the lock after it goes no earlier.
+	release := max(at, secFree, hourFree, l.last)
+	delay := release - at
+	level := WaitPerSecond
+	if hourFree > secFree {
+		level = WaitPerHour
+	}
+	if err := limit.check(ctx, delay, start, levelReason(level)); err != nil {
 		l.mu.Unlock()
+		return err
+	}
+	r := l.reserve(release)
+	l.mu.Unlock()
+	if delay <= 0 {
 		return nil
 	}
-	free := l.release[l.next] + time.Hour + hourGuard
-	delay := max(free-at, 0)
-	if err := checkWait(ctx, delay, l.maxWait, now, "hourly limit"); err != nil {
-		l.mu.Unlock()
-		return err
+	err := sleep(ctx, delay)
+	rec.add(level, start, l.now().Sub(start))
+	if err != nil {
+		l.giveBack(r)
 	}
-	l.release[l.next] = max(free, at)
-	l.next = (l.next + 1) % l.perHour
-	l.mu.Unlock()
-	return sleep(ctx, delay)
+	return err
 }
 
-// checkWait refuses a wait longer than maxWait or one that would end after
-// ctx's deadline, with an error matching ErrRateLimited that says how long
-// the wait would have been.
+// reservation is what giveBack needs to undo one reserve.
+type reservation struct {
+	seq          uint64
+	second, hour slot
+	last         time.Duration
+}
+
+// reserve records a release at at in both windows. Callers hold l.mu.
+func (l *windowLimiter) reserve(at time.Duration) reservation {
+	r := reservation{last: l.last, second: l.second.push(at), hour: l.hour.push(at)}
+	l.last = at
+	l.seq++
+	r.seq = l.seq
+	return r
+}
+
+// giveBack undoes r if it is still the newest reservation. An older one
+// stays: later releases were computed from it, and keeping a slot that is
+// not used only ever sends less.
+func (l *windowLimiter) giveBack(r reservation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.seq != r.seq {
+		return
+	}
+	l.second.undo(r.second)
+	l.hour.undo(r.hour)
+	l.last = r.last
+	l.seq--
+}
+
+// window is one rolling window: the release times (since the limiter's
+// origin) of the last size requests, a ring once full, oldest at next.
+type window struct {
+	span time.Duration // the window and its guard
+	size int
+	ring []time.Duration
+	next int
+}
+
+// free returns the earliest release the window allows: once the oldest
+// of the last size releases has left it.
+func (w *window) free() time.Duration {
+	if len(w.ring) < w.size {
+		return math.MinInt64
+	}
+	return w.ring[w.next] + w.span
+}
+
+// slot is where push put a release, and what it replaced.
+type slot struct {
+	idx      int
+	prev     time.Duration
+	appended bool
+}
+
+func (w *window) push(at time.Duration) slot {
+	if len(w.ring) < w.size {
+		w.ring = append(w.ring, at)
+		return slot{idx: len(w.ring) - 1, appended: true}
+	}
+	s := slot{idx: w.next, prev: w.ring[w.next]}
+	w.ring[w.next] = at
+	w.next = (w.next + 1) % w.size
+	return s
+}
+
+func (w *window) undo(s slot) {
+	if s.appended {
+		w.ring = w.ring[:s.idx]
+		return
+	}
+	w.ring[s.idx] = s.prev
+	w.next = s.idx
+}
+
+// checkWait refuses a wait longer than maxWait (the client's WithMaxWait)
+// or one that would end after ctx's deadline.
 func checkWait(ctx context.Context, d, maxWait time.Duration, now time.Time, what string) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	if d > maxWait {
-		return waitRefused(d, what+": wait exceeds WithMaxWait ("+maxWait.String()+")")
-	}
-	if deadline, ok := ctx.Deadline(); ok && now.Add(d).After(deadline) {
-		return waitRefused(d, what+": wait would end after the context's deadline")
-	}
-	return nil
-}
-
-func waitRefused(d time.Duration, message string) *APIError {
-	return &APIError{Message: message, RetryAfter: d, kind: ErrRateLimited}
+	return effectiveMaxWait(maxWait, 0, "").check(ctx, d, now, what)
 }
 
 // sleep waits for d or until ctx ends, whichever is first.
@@ -248,6 +619,30 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+// parseRetryAfter reads a Retry-After value: seconds (a fraction is
+// accepted) or an HTTP date; a date in the past is 0. A number of seconds
+// too large for a time.Duration is the largest one, so that a caller
+// refuses it as too long instead of ignoring it.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs < 0 || math.IsNaN(secs) {
+			return 0, false
+		}
+		if secs >= math.MaxInt64/float64(time.Second) {
+			return math.MaxInt64, true
+		}
+		return time.Duration(secs * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
 }
 
 // Rate is what the server said about its rate limit in the response.
@@ -271,15 +666,21 @@ const unixThreshold = 1e9
 // the X- prefix. Reset is seconds from now, or a Unix time when it is
 // larger than unixThreshold.
 func parseRate(h http.Header, now time.Time) Rate {
+	// The canonical names, spelled out so that reading them builds no
+	// strings.
+	rateHeaders := [...]struct{ limit, remaining, reset string }{
+		{"X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"},
+		{"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset"},
+	}
 	var r Rate
-	for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} {
-		remaining, ok := headerInt(h, prefix+"Remaining")
+	for _, names := range rateHeaders {
+		remaining, ok := headerInt(h, names.remaining)
 		if !ok {
 			continue
 		}
 		r.Remaining = remaining
-		r.Limit, _ = headerInt(h, prefix+"Limit")
-		r.Reset = parseReset(h.Get(prefix+"Reset"), now)
+		r.Limit, _ = headerInt(h, names.limit)
+		r.Reset = parseReset(h.Get(names.reset), now)
 		return r
 	}
 	return r

@@ -3,7 +3,9 @@ package seoapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -48,7 +50,7 @@ func TestWindowLimiterNeverMoreThanLimitInAnyHour(t *testing.T) {
 	// hour; the window lets exactly perHour through in any rolling hour.
 	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	const perHour = 50
-	l := newWindowLimiter(perHour, 1_000_000, 0, clk.now)
+	l := newWindowLimiter(perHour, 1_000_000, time.Nanosecond, clk.now)
 	var sent []time.Time
 	for len(sent) < 3*perHour {
 		err := l.Wait(context.Background())
@@ -69,20 +71,6 @@ func TestWindowLimiterNeverMoreThanLimitInAnyHour(t *testing.T) {
 		}
 		assert.LessOrEqual(t, in, perHour, "window starting at request %d", i)
 	}
-}
-
-func TestWindowLimiterPerSecondPacing(t *testing.T) {
-	t.Parallel()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	l := newWindowLimiter(1_000_000, 50, time.Millisecond, clk.now)
-	// Burst 1: the second request at the same instant needs a token that
-	// arrives after 1/(50*margin) s, longer than maxWait.
-	require.NoError(t, l.Wait(context.Background()))
-	err := l.Wait(context.Background())
-	require.ErrorIs(t, err, ErrRateLimited)
-	var apiErr *APIError
-	require.True(t, errors.As(err, &apiErr))
-	assert.InDelta(t, float64(time.Second)/(50*perSecondMargin), float64(apiErr.RetryAfter), float64(time.Millisecond))
 }
 
 func TestParseRate(t *testing.T) {
@@ -151,6 +139,96 @@ func TestBackoffGrowsWithinBounds(t *testing.T) {
 	}
 }
 
+func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := newWindowLimiter(1_000_000, 50, time.Nanosecond, clk.now)
+	ctx := context.Background()
+	// An idle limiter lets a whole second's worth through at once.
+	for i := range 50 {
+		var rec waitRecords
+		require.NoError(t, l.waitTurn(ctx, time.Minute, &rec), i)
+		assert.Zero(t, rec.n, "request %d waited", i)
+	}
+	// The 51st waits until the first leaves the second and its guard.
+	err := l.Wait(ctx)
+	require.ErrorIs(t, err, ErrRateLimited)
+	var apiErr *APIError
+	require.True(t, errors.As(err, &apiErr))
+	assert.Equal(t, time.Second+secondGuard, apiErr.RetryAfter)
+	assert.Contains(t, apiErr.Message, "per-second limit")
+
+	clk.advance(time.Second + secondGuard)
+	require.NoError(t, l.Wait(ctx), "the burst left the window")
+	clk.advance(400 * time.Millisecond)
+	for i := range 49 {
+		require.NoError(t, l.Wait(ctx), "slot %d of the rolling second", i)
+	}
+	err = l.Wait(ctx)
+	require.ErrorIs(t, err, ErrRateLimited, "50 released within the last second")
+	require.True(t, errors.As(err, &apiErr))
+	assert.Equal(t, time.Second+secondGuard-400*time.Millisecond, apiErr.RetryAfter, "until the oldest of them leaves")
+}
+
+// TestWindowLimiterNeverMoreThanLimitInAnyWindow drives both levels with
+// an irregular clock and checks every rolling window of the releases.
+func TestWindowLimiterNeverMoreThanLimitInAnyWindow(t *testing.T) {
+	t.Parallel()
+	const perSecond, perHour = 7, 100
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := newWindowLimiter(perHour, perSecond, time.Nanosecond, clk.now)
+	steps := []time.Duration{0, time.Millisecond, 0, 90 * time.Millisecond, 3 * time.Millisecond, 0, 500 * time.Millisecond, 17 * time.Second}
+	var sent []time.Time
+	for i := 0; len(sent) < 3*perHour; i++ {
+		err := l.Wait(context.Background())
+		var apiErr *APIError
+		if errors.As(err, &apiErr) {
+			clk.advance(apiErr.RetryAfter)
+			continue
+		}
+		require.NoError(t, err)
+		sent = append(sent, clk.now())
+		clk.advance(steps[i%len(steps)])
+	}
+	assert.LessOrEqual(t, maxInWindow(sent, time.Second+secondGuard), perSecond)
+	assert.LessOrEqual(t, maxInWindow(sent, time.Hour+hourGuard), perHour)
+	assert.Equal(t, perSecond, maxInWindow(sent, time.Second), "bursts use the whole second")
+}
+
+// maxInWindow returns the most releases in any span shorter than w.
+func maxInWindow(sent []time.Time, w time.Duration) int {
+	most := 0
+	for i := range sent {
+		in := 0
+		for j := i; j < len(sent) && sent[j].Sub(sent[i]) < w; j++ {
+			in++
+		}
+		most = max(most, in)
+	}
+	return most
+}
+
+func TestWindowLimiterGivesBackACancelledWait(t *testing.T) {
+	t.Parallel()
+	l := newWindowLimiter(1_000_000, 1, time.Hour, time.Now)
+	require.NoError(t, l.Wait(context.Background()))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- l.Wait(ctx) }()
+	// Wait until the goroutine holds its reservation, then cancel it.
+	require.Eventually(t, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.seq == 2
+	}, 5*time.Second, time.Millisecond)
+	cancel()
+	require.ErrorIs(t, <-done, context.Canceled)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	assert.EqualValues(t, 1, l.seq, "the cancelled slot was given back")
+	assert.Len(t, l.second.ring, 1)
+}
+
 func TestWindowLimiterRefusesWaitPastDeadline(t *testing.T) {
 	t.Parallel()
 	l := newWindowLimiter(1_000_000, 1, time.Hour, time.Now)
@@ -159,11 +237,270 @@ func TestWindowLimiterRefusesWaitPastDeadline(t *testing.T) {
 	defer cancel()
 	err := l.Wait(ctx)
 	require.ErrorIs(t, err, ErrRateLimited, "a ~1 s wait cannot end before a 100 ms deadline")
+	assert.Contains(t, err.Error(), "would end after the context's deadline")
 	require.NoError(t, ctx.Err(), "refused at once, not at the deadline")
-	// The refused reservation was given back: after a second the next
-	// request passes at once.
-	time.Sleep(1100 * time.Millisecond)
-	ctx2, cancel2 := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel2()
-	require.NoError(t, l.Wait(ctx2))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	assert.EqualValues(t, 1, l.seq, "a refused wait reserves nothing")
+}
+
+func TestWaitTurnRecordsEachWait(t *testing.T) {
+	t.Parallel()
+	// One request per second: the second request waits for the hold the
+	// server asked for, then for the rolling second.
+	l := newWindowLimiter(1_000_000, 1, 0, time.Now)
+	var rec waitRecords
+	require.NoError(t, l.waitTurn(context.Background(), time.Minute, &rec))
+	require.Zero(t, rec.n)
+	l.feedback(context.Background(), RateFeedback{Hold: 20 * time.Millisecond})
+	before := time.Now()
+	require.NoError(t, l.waitTurn(context.Background(), time.Minute, &rec))
+	require.Equal(t, 2, rec.n)
+	server, second := rec.all()[0], rec.all()[1]
+	assert.Equal(t, WaitServer, server.level)
+	assert.GreaterOrEqual(t, server.d, 19*time.Millisecond)
+	assert.False(t, server.start.Before(before))
+	assert.Equal(t, WaitPerSecond, second.level)
+	assert.False(t, second.start.Before(server.start.Add(server.d)), "the second wait follows the hold")
+	assert.Greater(t, server.d+second.d, time.Second, "a second and its guard after the first request")
+}
+
+func TestServerHold(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		feedback []RateFeedback
+		want     time.Duration
+	}{
+		{"none", nil, 0},
+		{"hold", []RateFeedback{{Hold: time.Minute}}, time.Minute},
+		{"a shorter hold does not shorten it", []RateFeedback{{Hold: time.Minute}, {Hold: time.Second}}, time.Minute},
+		{"a longer hold lengthens it", []RateFeedback{{Hold: time.Second}, {Hold: time.Minute}}, time.Minute},
+		{"clamped to the longest window", []RateFeedback{{Hold: 30 * 365 * 24 * time.Hour}}, maxHold},
+		{"lifted", []RateFeedback{{Hold: maxHold}, {Lift: true}}, 0},
+		{"held again after a lift", []RateFeedback{{Hold: maxHold}, {Lift: true}, {Hold: time.Second}}, time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			for _, lim := range []attemptLimiter{newWindowLimiter(100, 10, 0, clk.now), newHeldLimiter(nil, clk.now), newHeldLimiter(&countingLimiter{}, clk.now)} {
+				clk.advance(time.Minute)
+				for _, f := range tt.feedback {
+					lim.feedback(context.Background(), f)
+				}
+				var rec waitRecords
+				err := lim.waitTurn(context.Background(), 0, &rec)
+				if tt.want == 0 {
+					require.NoError(t, err, "%T", lim)
+					continue
+				}
+				require.ErrorIs(t, err, ErrRateLimited, "%T", lim)
+				var apiErr *APIError
+				require.True(t, errors.As(err, &apiErr))
+				assert.Equal(t, tt.want, apiErr.RetryAfter, "%T", lim)
+				assert.Equal(t, "server rate limit: wait of "+tt.want.String()+" exceeds the max wait of 0s (WithMaxWait)", apiErr.Message)
+			}
+		})
+	}
+}
+
+func TestRateFeedback(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_700_000_000, 0)
+	thirtyYears := fmt.Sprint(now.Add(30 * 365 * 24 * time.Hour).Unix())
+	tests := []struct {
+		name   string
+		status int
+		header []string
+		want   RateFeedback
+		ok     bool
+	}{
+		{"nothing said", 200, nil, RateFeedback{}, false},
+		{"requests remain", 200, []string{"X-RateLimit-Remaining", "12"}, RateFeedback{Lift: true}, true},
+		{"none remain until a reset ahead", 200, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "30"}, RateFeedback{Hold: 30 * time.Second}, true},
+		{"a reset 30 years ahead is clamped", 200, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", thirtyYears}, RateFeedback{Hold: maxHold}, true},
+		{"none remain, no reset", 200, []string{"RateLimit-Remaining", "0"}, RateFeedback{}, false},
+		{"none remain, reset passed", 200, []string{"RateLimit-Remaining", "0", "RateLimit-Reset", "1699999990"}, RateFeedback{}, false},
+		{"429 with Retry-After", 429, []string{"Retry-After", "2", "X-RateLimit-Remaining", "9000"}, RateFeedback{Hold: 2 * time.Second}, true},
+		{"429 with a Retry-After date", 429, []string{"Retry-After", now.Add(time.Minute).Format(http.TimeFormat)}, RateFeedback{Hold: time.Minute}, true},
+		{"429 with an endless Retry-After", 429, []string{"Retry-After", "1e12"}, RateFeedback{Hold: maxHold}, true},
+		{"429 never lifts", 429, []string{"X-RateLimit-Remaining", "9000"}, RateFeedback{}, false},
+		{"429 with none remaining", 429, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "5"}, RateFeedback{Hold: 5 * time.Second}, true},
+		{"Retry-After on a 503 is the retry policy's", 503, []string{"Retry-After", "5"}, RateFeedback{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := http.Header{}
+			for i := 0; i+1 < len(tt.header); i += 2 {
+				h.Set(tt.header[i], tt.header[i+1])
+			}
+			got, ok := rateFeedback(tt.status, h, now)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// feedbackCounter is a FeedbackLimiter that records what it was told.
+type feedbackCounter struct {
+	countingLimiter
+	mu   sync.Mutex
+	told []RateFeedback
+}
+
+func (l *feedbackCounter) Feedback(_ context.Context, f RateFeedback) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.told = append(l.told, f)
+}
+
+// countingLimiter counts its waits and keeps the max wait CheckWait would
+// apply for its caller.
+type countingLimiter struct {
+	mu      sync.Mutex
+	n       int
+	maxWait time.Duration
+}
+
+func (l *countingLimiter) Wait(ctx context.Context) error {
+	d, _ := maxWaitFrom(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	l.maxWait = d
+	return nil
+}
+
+func TestNewAttemptLimiter(t *testing.T) {
+	t.Parallel()
+	shared := newWindowLimiter(100, 10, 0, time.Now)
+	user := &countingLimiter{}
+	fleet := &feedbackCounter{}
+	ctx := context.Background()
+
+	lim := newAttemptLimiter(defaultRateLimitConfig(), time.Minute, time.Now)
+	builtin, ok := lim.(*windowLimiter)
+	require.True(t, ok, "%T", lim)
+	assert.Equal(t, DefaultRequestsPerSecond, builtin.second.size)
+	assert.Equal(t, DefaultRequestsPerHour, builtin.hour.size)
+
+	assert.Same(t, shared, newAttemptLimiter(rateLimitConfig{limiter: shared}, time.Minute, time.Now), "a shared built-in limiter keeps its levels and its hold")
+
+	off, ok := newAttemptLimiter(rateLimitConfig{off: true}, time.Minute, time.Now).(*heldLimiter)
+	require.True(t, ok)
+	assert.Nil(t, off.inner, "no limiter, only the server's word")
+
+	wrapped := newAttemptLimiter(rateLimitConfig{limiter: user}, 42*time.Second, time.Now)
+	require.NoError(t, wrapped.waitTurn(ctx, 42*time.Second, nil))
+	assert.Equal(t, 1, user.n)
+	assert.Equal(t, 42*time.Second, user.maxWait, "the client's max wait reaches the Limiter's context")
+	wrapped.feedback(ctx, RateFeedback{Hold: time.Hour})
+	err := wrapped.waitTurn(ctx, time.Minute, nil)
+	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's word for a plain Limiter")
+	assert.Equal(t, 1, user.n, "held before the Limiter was asked")
+
+	forwarding := newAttemptLimiter(rateLimitConfig{limiter: fleet}, time.Minute, time.Now)
+	forwarding.feedback(ctx, RateFeedback{Hold: time.Hour})
+	forwarding.feedback(ctx, RateFeedback{Lift: true})
+	assert.Equal(t, []RateFeedback{{Hold: time.Hour}, {Lift: true}}, fleet.told)
+	require.NoError(t, forwarding.waitTurn(ctx, time.Minute, nil), "a FeedbackLimiter holds back by itself; the client adds no hold")
+	assert.Equal(t, 1, fleet.n)
+}
+
+func TestMaxWaitIsOneSetting(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		client    time.Duration // WithMaxWait
+		own       time.Duration // NewLimiter's maxWait
+		wantLimit time.Duration
+		wantName  string
+	}{
+		{"the client's when the limiter has none", 10 * time.Second, 0, 10 * time.Second, "WithMaxWait"},
+		{"the client's when smaller", 10 * time.Second, time.Minute, 10 * time.Second, "WithMaxWait"},
+		{"the limiter's when smaller", time.Minute, 10 * time.Second, 10 * time.Second, "NewLimiter"},
+		{"the client's on a tie", 10 * time.Second, 10 * time.Second, 10 * time.Second, "WithMaxWait"},
+		{"a client accepting no wait", 0, time.Minute, 0, "WithMaxWait"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			// One request a second: the second request asks for a wait of
+			// a second and its guard, over every max wait above.
+			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			l := newWindowLimiter(1_000_000, 1, tt.own, clk.now)
+			require.NoError(t, l.waitTurn(context.Background(), tt.client, nil))
+			clk.advance(time.Second + secondGuard - tt.wantLimit - time.Millisecond)
+			err := l.waitTurn(context.Background(), tt.client, nil)
+			require.ErrorIs(t, err, ErrRateLimited)
+			var apiErr *APIError
+			require.True(t, errors.As(err, &apiErr))
+			wait := tt.wantLimit + time.Millisecond
+			assert.Equal(t, wait, apiErr.RetryAfter)
+			assert.Equal(t, "per-second limit: wait of "+wait.String()+" exceeds the max wait of "+tt.wantLimit.String()+" ("+tt.wantName+")", apiErr.Message)
+		})
+	}
+}
+
+func TestCheckWaitAppliesTheClientsMaxWait(t *testing.T) {
+	t.Parallel()
+	withClient := contextWithMaxWait(context.Background(), 5*time.Second)
+	deadline, cancel := context.WithTimeout(withClient, time.Second)
+	defer cancel()
+	ended, end := context.WithCancel(context.Background())
+	end()
+	tests := []struct {
+		name    string
+		ctx     context.Context
+		d, own  time.Duration
+		wantErr string // "" for nil
+	}{
+		{"within the client's", withClient, 4 * time.Second, time.Minute, ""},
+		{"over the client's", withClient, 6 * time.Second, time.Minute, "fleet limit: wait of 6s exceeds the max wait of 5s (WithMaxWait)"},
+		{"over the limiter's own", withClient, 3 * time.Second, 2 * time.Second, "fleet limit: wait of 3s exceeds the max wait of 2s (the limiter's own)"},
+		{"outside a client: DefaultMaxWait", context.Background(), DefaultMaxWait + time.Second, 0, "fleet limit: wait of 1m1s exceeds the max wait of 1m0s (WithMaxWait)"},
+		{"outside a client, within DefaultMaxWait", context.Background(), DefaultMaxWait, 0, ""},
+		{"past the deadline", deadline, 2 * time.Second, 0, "fleet limit: wait of 2s would end after the context's deadline"},
+		{"no wait", withClient, 0, time.Minute, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := CheckWait(tt.ctx, tt.d, tt.own, "fleet limit")
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrRateLimited)
+			var apiErr *APIError
+			require.True(t, errors.As(err, &apiErr))
+			assert.Equal(t, tt.wantErr, apiErr.Message)
+			assert.Equal(t, tt.d, apiErr.RetryAfter)
+			assert.Zero(t, apiErr.StatusCode)
+		})
+	}
+	assert.ErrorIs(t, CheckWait(ended, 0, 0, "fleet limit"), context.Canceled, "an ended context is its own error")
+}
+
+func TestIdleBurstDoesNotWait(t *testing.T) {
+	t.Parallel()
+	// A burst of 45 from an idle client: under the limit of 50 a second,
+	// so no request waits (the old token bucket made each wait 20.8 ms).
+	lim := newAttemptLimiter(defaultRateLimitConfig(), DefaultMaxWait, time.Now)
+	var wg sync.WaitGroup
+	waited := make(chan waitRecords, 45)
+	for range 45 {
+		wg.Go(func() {
+			var rec waitRecords
+			assert.NoError(t, lim.waitTurn(context.Background(), DefaultMaxWait, &rec))
+			waited <- rec
+		})
+	}
+	wg.Wait()
+	close(waited)
+	for rec := range waited {
+		assert.Zero(t, rec.n, "%v", rec.all())
+	}
 }
