@@ -52,6 +52,11 @@ func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) 
 
 // APIKey is an API key of a workspace. Key holds the secret, which the
 // server is assumed to return only when the key is created.
+//
+// An APIKey never shows its secret or its raw JSON when printed with any
+// fmt verb (%v, %+v, %s, %#v...), logged with slog (text or JSON) or
+// encoded as JSON: all of these give the typed fields with Key as
+// "[REDACTED]". string(k.Key) and k.Raw() give the secret deliberately.
 type APIKey struct {
 	ID         string     `json:"id"`
 	Name       string     `json:"name"`
@@ -60,38 +65,91 @@ type APIKey struct {
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
 
-	raw json.RawMessage
+	raw rawJSON
 }
 
 // Raw returns the exact JSON object the key was decoded from. It holds the
 // secret when the server sent one: handle it as carefully as Key.
-func (k *APIKey) Raw() json.RawMessage { return k.raw }
+func (k *APIKey) Raw() json.RawMessage { return k.raw.bytes() }
 
 func (*APIKey) jsonNames() (string, string) { return "apikey", "apikeys" }
 
+// apiKeyView is what an APIKey shows of itself: the typed fields, the
+// secret redacted by Secret's own methods, and no raw JSON.
+type apiKeyView struct {
+	ID         string     `json:"id"`
+	Name       string     `json:"name"`
+	Key        Secret     `json:"key,omitempty"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
+	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
+}
+
+func (k *APIKey) view() apiKeyView {
+	return apiKeyView{k.ID, k.Name, k.Key, k.CreatedAt, k.LastUsedAt, k.ExpiresAt}
+}
+
+// Format prints the key as fmt would print its typed fields, with the
+// secret as "[REDACTED]" and without the raw JSON, for every verb; %#v
+// prints Go syntax naming seoapi.APIKey.
+func (k APIKey) Format(f fmt.State, verb rune) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprintf(f, "seoapi.APIKey{ID:%q, Name:%q, Key:%#v, CreatedAt:%#v, LastUsedAt:%#v, ExpiresAt:%#v}",
+			k.ID, k.Name, k.Key, k.CreatedAt, k.LastUsedAt, k.ExpiresAt)
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), k.view())
+}
+
+// LogValue logs the key as a group of its typed fields, the secret as
+// "[REDACTED]" and only when there is one.
+func (k APIKey) LogValue() slog.Value {
+	attrs := make([]slog.Attr, 0, 6)
+	attrs = append(attrs, slog.String("id", k.ID), slog.String("name", k.Name))
+	if k.Key != "" {
+		attrs = append(attrs, slog.String("key", redacted))
+	}
+	attrs = append(attrs, slog.Time("createdAt", k.CreatedAt))
+	if k.LastUsedAt != nil {
+		attrs = append(attrs, slog.Time("lastUsedAt", *k.LastUsedAt))
+	}
+	if k.ExpiresAt != nil {
+		attrs = append(attrs, slog.Time("expiresAt", *k.ExpiresAt))
+	}
+	return slog.GroupValue(attrs...)
+}
+
+// MarshalJSON encodes the typed fields, with the secret as "[REDACTED]"
+// and without the raw JSON, so that a key logged or stored as JSON never
+// carries the secret. Decoding that JSON back gives no usable secret.
+func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
+
 // UnmarshalJSON reads an API key tolerantly, as Workspace.UnmarshalJSON
 // does. The secret is read from key, apiKey/api_key, token or secret.
-func (k *APIKey) UnmarshalJSON(data []byte) error {
-	*k = APIKey{}
-	return decodeFields(data, &k.raw, func(key []byte, v jsonx.Value) {
-		switch string(key) {
-		case "id":
-			setID(&k.ID, v)
-		case "name":
-			setString(&k.Name, v)
-		case "key", "apikey", "token", "secret":
-			if s, ok := v.String(); ok && s != "" {
-				k.Key = Secret(s)
-			}
-		case "createdat":
-			setTime(&k.CreatedAt, v)
-		case "lastusedat":
-			setOptionalTime(&k.LastUsedAt, v)
-		case "expiresat":
-			setOptionalTime(&k.ExpiresAt, v)
+func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(data, k) }
+
+func (k *APIKey) setField(key []byte, v jsonx.Value) {
+	switch string(key) {
+	case "id":
+		setID(&k.ID, v)
+	case "name":
+		setString(&k.Name, v)
+	case "key", "apikey", "token", "secret":
+		if s, ok := v.String(); ok && s != "" && s != redacted {
+			k.Key = Secret(s)
 		}
-	})
+	case "createdat":
+		setTime(&k.CreatedAt, v)
+	case "lastusedat":
+		setOptionalTime(&k.LastUsedAt, v)
+	case "expiresat":
+		setOptionalTime(&k.ExpiresAt, v)
+	}
 }
+
+func (k *APIKey) rawJSON() *rawJSON { return &k.raw }
+
+func (k *APIKey) reset() { *k = APIKey{} }
 
 // APIKeyCreateRequest is the body of APIKeysService.Create.
 type APIKeyCreateRequest struct {

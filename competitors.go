@@ -17,33 +17,36 @@ type Competitor struct {
 	Domain    string    `json:"domain"`
 	CreatedAt time.Time `json:"createdAt"`
 
-	raw json.RawMessage
+	raw rawJSON
 }
 
 // Raw returns the exact JSON object the competitor was decoded from.
-func (c *Competitor) Raw() json.RawMessage { return c.raw }
+func (c *Competitor) Raw() json.RawMessage { return c.raw.bytes() }
 
 func (*Competitor) jsonNames() (string, string) { return "competitor", "competitors" }
 
 // UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON
 // does.
-func (c *Competitor) UnmarshalJSON(data []byte) error {
-	*c = Competitor{}
-	return decodeFields(data, &c.raw, func(key []byte, v jsonx.Value) {
-		switch string(key) {
-		case "id":
-			setID(&c.ID, v)
-		case "projectid":
-			setID(&c.ProjectID, v)
-		case "name":
-			setString(&c.Name, v)
-		case "domain":
-			setString(&c.Domain, v)
-		case "createdat":
-			setTime(&c.CreatedAt, v)
-		}
-	})
+func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
+
+func (c *Competitor) setField(key []byte, v jsonx.Value) {
+	switch string(key) {
+	case "id":
+		setID(&c.ID, v)
+	case "projectid":
+		setID(&c.ProjectID, v)
+	case "name":
+		setString(&c.Name, v)
+	case "domain":
+		setString(&c.Domain, v)
+	case "createdat":
+		setTime(&c.CreatedAt, v)
+	}
 }
+
+func (c *Competitor) rawJSON() *rawJSON { return &c.raw }
+
+func (c *Competitor) reset() { *c = Competitor{} }
 
 // CompetitorsService handles the competitors of a project.
 type CompetitorsService struct{ service }

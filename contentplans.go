@@ -20,37 +20,40 @@ type ContentPlan struct {
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 
-	raw json.RawMessage
+	raw rawJSON
 }
 
 // Raw returns the exact JSON object the content plan was decoded from.
-func (p *ContentPlan) Raw() json.RawMessage { return p.raw }
+func (p *ContentPlan) Raw() json.RawMessage { return p.raw.bytes() }
 
 func (*ContentPlan) jsonNames() (string, string) { return "contentplan", "contentplans" }
 
 // UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON
 // does.
-func (p *ContentPlan) UnmarshalJSON(data []byte) error {
-	*p = ContentPlan{}
-	return decodeFields(data, &p.raw, func(key []byte, v jsonx.Value) {
-		switch string(key) {
-		case "id":
-			setID(&p.ID, v)
-		case "workspaceid":
-			setID(&p.WorkspaceID, v)
-		case "projectid":
-			setID(&p.ProjectID, v)
-		case "name", "title":
-			setString(&p.Name, v)
-		case "status":
-			setString(&p.Status, v)
-		case "createdat":
-			setTime(&p.CreatedAt, v)
-		case "updatedat":
-			setTime(&p.UpdatedAt, v)
-		}
-	})
+func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
+
+func (p *ContentPlan) setField(key []byte, v jsonx.Value) {
+	switch string(key) {
+	case "id":
+		setID(&p.ID, v)
+	case "workspaceid":
+		setID(&p.WorkspaceID, v)
+	case "projectid":
+		setID(&p.ProjectID, v)
+	case "name", "title":
+		setString(&p.Name, v)
+	case "status":
+		setString(&p.Status, v)
+	case "createdat":
+		setTime(&p.CreatedAt, v)
+	case "updatedat":
+		setTime(&p.UpdatedAt, v)
+	}
 }
+
+func (p *ContentPlan) rawJSON() *rawJSON { return &p.raw }
+
+func (p *ContentPlan) reset() { *p = ContentPlan{} }
 
 // ContentPlansService handles the content plans of a workspace.
 type ContentPlansService struct{ service }

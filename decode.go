@@ -19,106 +19,243 @@ type resource interface {
 	// jsonNames returns the singular and plural names, normalised (lower
 	// case, no separators), that may wrap the resource in a response.
 	jsonNames() (singular, plural string)
+	// setField reads one member of the resource's JSON object, its key
+	// normalised by jsonx.NormalizeKey. A value whose JSON type the field
+	// does not expect is ignored, leaving the field zero: a guess about the
+	// schema never fails a call.
+	setField(key []byte, v jsonx.Value)
+	// rawJSON returns where the resource records its JSON object.
+	rawJSON() *rawJSON
+	// reset sets the resource to its zero value.
+	reset()
+}
+
+// rawJSON is where a resource's JSON object lies in the body it was decoded
+// from. The items of one list share that body, so keeping Raw costs no copy
+// per item. It holds a pointer rather than the bytes so that fmt, which
+// prints a pointer nested in a struct as an address, never prints the JSON
+// (a created key's secret, or any field a server adds, may be in it).
+type rawJSON struct {
+	body       *[]byte
+	start, end int
+}
+
+// bytes returns the object's JSON, capped so that appending to it can
+// never write over the next item's.
+func (r rawJSON) bytes() json.RawMessage {
+	if r.body == nil {
+		return nil
+	}
+	return (*r.body)[r.start:r.end:r.end]
 }
 
 var resourceType = reflect.TypeFor[resource]()
 
 var errMalformed = errors.New("malformed JSON")
 
+var errNoList = errors.New("no list found in the response")
+
 // decodeBody decodes a 2xx body into v. An empty or null body leaves v as
 // it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
 // &p)`) is unwrapped from a data or singular-name envelope; a slice from a
 // bare array or a list envelope, whose paging fields are recorded in resp;
 // anything else is decoded by encoding/json.
+//
+// Decoded resources keep subslices of body for Raw, so body must belong to
+// the call: the caller must not reuse or change it afterwards.
 func decodeBody(body []byte, v any, resp *Response) error {
 	data := jsonx.Trim(body)
 	if len(data) == 0 || string(data) == "null" {
 		return nil
 	}
-	if !json.Valid(data) {
-		return errMalformed
-	}
-	if r, ok := v.(resource); ok {
-		return decodeResource(data, r)
+	switch dst := v.(type) {
+	case *[]*Project:
+		return decodeListOf(body, dst, resp)
+	case *[]*Workspace:
+		return decodeListOf(body, dst, resp)
+	case *[]*Member:
+		return decodeListOf(body, dst, resp)
+	case *[]*ContentPlan:
+		return decodeListOf(body, dst, resp)
+	case *[]*Competitor:
+		return decodeListOf(body, dst, resp)
+	case *[]*APIKey:
+		return decodeListOf(body, dst, resp)
+	case resource:
+		return decodeResource(body, dst)
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
 		switch target := rv.Elem(); {
 		case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
-			target.Set(reflect.New(target.Type().Elem()))
-			return decodeResource(data, target.Interface().(resource))
+			res := reflect.New(target.Type().Elem()).Interface().(resource)
+			if err := decodeResource(body, res); err != nil {
+				return err
+			}
+			target.Set(reflect.ValueOf(res))
+			return nil
 		case target.Kind() == reflect.Slice:
-			return decodeList(data, target, resp)
+			return decodeOtherList(body, target, resp)
 		}
+	}
+	if !jsonx.Valid(data) {
+		return errMalformed
 	}
 	return json.Unmarshal(data, v)
 }
 
-func decodeResource(data jsonx.Value, r resource) error {
-	singular, _ := r.jsonNames()
-	return r.UnmarshalJSON(jsonx.Single(data, singular))
+// decodeResource decodes a single resource, unwrapped from its envelope.
+// Single bodies are small, so they are validated in a pass of their own.
+func decodeResource(body []byte, res resource) error {
+	if !jsonx.Valid(body) {
+		return errMalformed
+	}
+	singular, _ := res.jsonNames()
+	span := jsonx.SingleSpan(body, singular)
+	res.reset()
+	r := jsonx.NewReader(body[:span.End])
+	r.Seek(span.Start)
+	decodeObject(r, &body, res)
+	return nil
 }
 
-// decodeList finds the list in data and fills dst, a slice: of resources by
-// the SDK's own decoder, of anything else by encoding/json.
-func decodeList(data jsonx.Value, dst reflect.Value, resp *Response) error {
-	var plural string
-	elem := dst.Type().Elem()
-	isResource := elem.Kind() == reflect.Pointer && elem.Implements(resourceType)
-	if isResource {
-		_, plural = reflect.New(elem.Elem()).Interface().(resource).jsonNames()
+// decodeListOf decodes a list of resources. A bare array, the fake API's
+// and the common shape, is validated and decoded in one pass; an envelope
+// is validated while the list is found, and the list then decoded.
+func decodeListOf[T any, PT resourcePtr[T]](body []byte, dst *[]*T, resp *Response) error {
+	r := jsonx.NewReader(body)
+	if r.Peek() == '[' {
+		list := decodeArray[T, PT](r, &body)
+		if !r.Done() {
+			return errMalformed
+		}
+		*dst = list
+		return nil
 	}
-	list, ok := jsonx.List(data, plural)
-	if !ok {
-		return errors.New("no list found in the response")
+	_, plural := PT(nil).jsonNames()
+	span, err := findList(body, plural)
+	if err != nil {
+		return err
 	}
+	resp.readEnvelope(jsonx.Trim(body))
+	list := []*T{}
+	if !span.Empty() {
+		r.Reset(body[:span.End])
+		r.Seek(span.Start)
+		list = decodeArray[T, PT](r, &body)
+	}
+	*dst = list
+	return nil
+}
+
+// findList finds the list in a body that is not a bare array.
+func findList(body []byte, plural string) (jsonx.Span, error) {
+	span, shape := jsonx.ListSpan(body, plural)
+	switch shape {
+	case jsonx.Malformed:
+		return span, errMalformed
+	case jsonx.NoList:
+		return span, errNoList
+	}
+	return span, nil
+}
+
+// decodeOtherList fills dst, a slice of anything but the SDK's resources,
+// by encoding/json from the list found in body.
+func decodeOtherList(body []byte, dst reflect.Value, resp *Response) error {
+	span, err := findList(body, "")
+	if err != nil {
+		return err
+	}
+	data := jsonx.Trim(body)
 	if data.IsObject() {
 		resp.readEnvelope(data)
 	}
-	if !isResource {
-		return json.Unmarshal(list, dst.Addr().Interface())
+	list := body[span.Start:span.End]
+	if span.Empty() {
+		list = []byte("[]")
 	}
-	return decodeResources(list, dst)
+	return json.Unmarshal(list, dst.Addr().Interface())
 }
 
-// decodeResources fills the slice dst (of pointers to a resource type) from
-// the array list, skipping null elements.
-func decodeResources(list jsonx.Value, dst reflect.Value) error {
-	n := 0
-	jsonx.EachElement(list, func(e jsonx.Value) bool {
-		if !e.IsNull() {
-			n++
+// maxChunk bounds how many resources are allocated together, so that a
+// wrong estimate (a small first item, then large ones) wastes little.
+const maxChunk = 1024
+
+// decodeArray decodes the array at r into resources, skipping null
+// elements. Resources are allocated in chunks whose size is estimated from
+// the bytes left and the size of the items so far, so a page of similar
+// items costs two allocations instead of one per item. Each item's Raw is
+// a subslice of body.
+func decodeArray[T any, PT resourcePtr[T]](r *jsonx.Reader, body *[]byte) []*T {
+	list := []*T{}
+	var chunk []T
+	r.Peek() // to the bracket, so that the average item size is right
+	first := r.Pos()
+	for more := r.ArrayStart(); more; more = r.ArrayNext() {
+		if r.Null() {
+			continue
 		}
-		return true
-	})
-	out := reflect.MakeSlice(dst.Type(), n, n)
-	elem := dst.Type().Elem().Elem()
-	i := 0
-	var err error
-	jsonx.EachElement(list, func(e jsonx.Value) bool {
-		if e.IsNull() {
-			return true
+		if len(chunk) == 0 {
+			n := estimateItems(len(*body)-r.Pos(), r.Pos()-first, len(list))
+			chunk = make([]T, n)
+			if cap(list)-len(list) < n {
+				list = append(make([]*T, 0, len(list)+n), list...)
+			}
 		}
-		item := reflect.New(elem)
-		err = item.Interface().(resource).UnmarshalJSON(e)
-		out.Index(i).Set(item)
-		i++
-		return err == nil
-	})
-	dst.Set(out)
-	return err
+		item := &chunk[0]
+		chunk = chunk[1:]
+		decodeObject(r, body, PT(item))
+		if r.Failed() {
+			return nil
+		}
+		list = append(list, item)
+	}
+	return list
 }
 
-// decodeFields keeps a copy of the object data as the resource's raw JSON
-// and hands each member to set. A member whose JSON type set does not
-// expect is skipped, leaving its field zero: a guess about the schema never
-// fails a call.
-func decodeFields(data []byte, raw *json.RawMessage, set func(key []byte, v jsonx.Value)) error {
-	v := jsonx.Trim(data)
-	*raw = bytes.Clone(v)
-	jsonx.EachField(v, func(key []byte, val jsonx.Value) bool {
-		set(key, val)
-		return true
-	})
+// estimateItems guesses how many items the remaining bytes hold from the
+// average size of the items decoded so far; with none yet it guesses one,
+// so that the first item's size informs the next chunk.
+func estimateItems(remaining, consumed, items int) int {
+	if items == 0 || consumed <= 0 {
+		return 1
+	}
+	avg := consumed/items + 1
+	return max(1, min(remaining/avg+1, maxChunk))
+}
+
+// decodeObject decodes the value at r into res and records its span in
+// body as res's raw JSON. A value that is not an object leaves every field
+// zero and is still kept as raw JSON.
+func decodeObject(r *jsonx.Reader, body *[]byte, res resource) {
+	isObject := r.Peek() == '{'
+	start := r.Pos()
+	if isObject {
+		for more := r.ObjectStart(); more; more = r.ObjectNext() {
+			key := r.Key()
+			val := r.Value()
+			if r.Failed() {
+				return
+			}
+			res.setField(key, val)
+		}
+	} else {
+		r.Value()
+	}
+	*res.rawJSON() = rawJSON{body: body, start: start, end: r.Pos()}
+}
+
+// unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
+// after the call, so the resource keeps a copy of its own.
+func unmarshalResource(data []byte, res resource) error {
+	res.reset()
+	own := bytes.Clone(jsonx.Trim(data))
+	r := jsonx.NewReader(own)
+	decodeObject(r, &own, res)
+	if !r.Done() {
+		res.reset()
+		return errMalformed
+	}
 	return nil
 }
 

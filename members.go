@@ -19,32 +19,35 @@ type Member struct {
 	Role      string    `json:"role"`
 	CreatedAt time.Time `json:"createdAt"`
 
-	raw json.RawMessage
+	raw rawJSON
 }
 
 // Raw returns the exact JSON object the member was decoded from.
-func (m *Member) Raw() json.RawMessage { return m.raw }
+func (m *Member) Raw() json.RawMessage { return m.raw.bytes() }
 
 func (*Member) jsonNames() (string, string) { return "member", "members" }
 
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
-func (m *Member) UnmarshalJSON(data []byte) error {
-	*m = Member{}
-	return decodeFields(data, &m.raw, func(key []byte, v jsonx.Value) {
-		switch string(key) {
-		case "id":
-			setID(&m.ID, v)
-		case "email":
-			setString(&m.Email, v)
-		case "name":
-			setString(&m.Name, v)
-		case "role":
-			setString(&m.Role, v)
-		case "createdat":
-			setTime(&m.CreatedAt, v)
-		}
-	})
+func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }
+
+func (m *Member) setField(key []byte, v jsonx.Value) {
+	switch string(key) {
+	case "id":
+		setID(&m.ID, v)
+	case "email":
+		setString(&m.Email, v)
+	case "name":
+		setString(&m.Name, v)
+	case "role":
+		setString(&m.Role, v)
+	case "createdat":
+		setTime(&m.CreatedAt, v)
+	}
 }
+
+func (m *Member) rawJSON() *rawJSON { return &m.raw }
+
+func (m *Member) reset() { *m = Member{} }
 
 // MemberAddRequest is the body of MembersService.Add.
 type MemberAddRequest struct {

@@ -20,34 +20,37 @@ type Project struct {
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 
-	raw json.RawMessage
+	raw rawJSON
 }
 
 // Raw returns the exact JSON object the project was decoded from.
-func (p *Project) Raw() json.RawMessage { return p.raw }
+func (p *Project) Raw() json.RawMessage { return p.raw.bytes() }
 
 func (*Project) jsonNames() (string, string) { return "project", "projects" }
 
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
-func (p *Project) UnmarshalJSON(data []byte) error {
-	*p = Project{}
-	return decodeFields(data, &p.raw, func(key []byte, v jsonx.Value) {
-		switch string(key) {
-		case "id":
-			setID(&p.ID, v)
-		case "workspaceid":
-			setID(&p.WorkspaceID, v)
-		case "name":
-			setString(&p.Name, v)
-		case "domain":
-			setString(&p.Domain, v)
-		case "createdat":
-			setTime(&p.CreatedAt, v)
-		case "updatedat":
-			setTime(&p.UpdatedAt, v)
-		}
-	})
+func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
+
+func (p *Project) setField(key []byte, v jsonx.Value) {
+	switch string(key) {
+	case "id":
+		setID(&p.ID, v)
+	case "workspaceid":
+		setID(&p.WorkspaceID, v)
+	case "name":
+		setString(&p.Name, v)
+	case "domain":
+		setString(&p.Domain, v)
+	case "createdat":
+		setTime(&p.CreatedAt, v)
+	case "updatedat":
+		setTime(&p.UpdatedAt, v)
+	}
 }
+
+func (p *Project) rawJSON() *rawJSON { return &p.raw }
+
+func (p *Project) reset() { *p = Project{} }
 
 // ProjectCreateRequest is the body of ProjectsService.Create.
 type ProjectCreateRequest struct {

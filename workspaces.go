@@ -18,32 +18,35 @@ type Workspace struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 
-	raw json.RawMessage
+	raw rawJSON
 }
 
 // Raw returns the exact JSON object the workspace was decoded from.
-func (w *Workspace) Raw() json.RawMessage { return w.raw }
+func (w *Workspace) Raw() json.RawMessage { return w.raw.bytes() }
 
 func (*Workspace) jsonNames() (string, string) { return "workspace", "workspaces" }
 
 // UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
 // string or numeric IDs, RFC 3339 or Unix times; a field of an unexpected
 // type is left zero.
-func (w *Workspace) UnmarshalJSON(data []byte) error {
-	*w = Workspace{}
-	return decodeFields(data, &w.raw, func(key []byte, v jsonx.Value) {
-		switch string(key) {
-		case "id":
-			setID(&w.ID, v)
-		case "name":
-			setString(&w.Name, v)
-		case "createdat":
-			setTime(&w.CreatedAt, v)
-		case "updatedat":
-			setTime(&w.UpdatedAt, v)
-		}
-	})
+func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(data, w) }
+
+func (w *Workspace) setField(key []byte, v jsonx.Value) {
+	switch string(key) {
+	case "id":
+		setID(&w.ID, v)
+	case "name":
+		setString(&w.Name, v)
+	case "createdat":
+		setTime(&w.CreatedAt, v)
+	case "updatedat":
+		setTime(&w.UpdatedAt, v)
+	}
 }
+
+func (w *Workspace) rawJSON() *rawJSON { return &w.raw }
+
+func (w *Workspace) reset() { *w = Workspace{} }
 
 // WorkspaceCreateRequest is the body of WorkspacesService.Create.
 type WorkspaceCreateRequest struct {

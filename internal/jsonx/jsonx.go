@@ -15,10 +15,8 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"strconv"
 	"sync"
-	"time"
 	"unicode/utf8"
 )
 
@@ -284,8 +282,13 @@ func (v Value) String() (string, bool) {
 		return "", false
 	}
 	inner := v[1 : len(v)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) && !hasControl(inner) {
+	switch plainText(inner) {
+	case plainASCII:
 		return string(inner), true
+	case plainUTF8:
+		if utf8.Valid(inner) {
+			return string(inner), true
+		}
 	}
 	var s string
 	if json.Unmarshal(v, &s) != nil {
@@ -294,13 +297,26 @@ func (v Value) String() (string, bool) {
 	return s, true
 }
 
-func hasControl(b []byte) bool {
+// What plainText found in a string's content.
+const (
+	plainASCII    = iota // printable ASCII, no escapes: the text as it is
+	plainUTF8            // no escapes or controls, but bytes >= 0x80
+	needsDecoding        // escapes or control characters
+)
+
+// plainText classifies the content of a JSON string in one pass, so that
+// the common case converts to a Go string without decoding.
+func plainText(b []byte) int {
+	kind := plainASCII
 	for _, c := range b {
-		if c < 0x20 {
-			return true
+		switch {
+		case c < 0x20 || c == '\\' || c == '"':
+			return needsDecoding
+		case c >= 0x80:
+			kind = plainUTF8
 		}
 	}
-	return false
+	return kind
 }
 
 // Text returns v as a string when it is a JSON string, and the exact text
@@ -351,43 +367,4 @@ func (v Value) Bool() (bool, bool) {
 		return false, true
 	}
 	return false, false
-}
-
-// millisThreshold separates Unix seconds from Unix milliseconds: as
-// seconds it is the year 5138, as milliseconds March 1973, so no plausible
-// timestamp in either unit falls on the wrong side.
-const millisThreshold = 1e11
-
-// Time reads v as a time: an RFC 3339 string with or without fractional
-// seconds, or a number of Unix seconds or milliseconds.
-func (v Value) Time() (time.Time, bool) {
-	if v.Kind() == '"' {
-		// The common case, an RFC 3339 string without escapes, parses
-		// straight from the bytes without allocating.
-		var t time.Time
-		if bytes.IndexByte(v, '\\') < 0 && t.UnmarshalJSON(v) == nil {
-			return t, true
-		}
-		s, ok := v.String()
-		if !ok {
-			return time.Time{}, false
-		}
-		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
-			return time.Time{}, false
-		}
-		return t, true
-	}
-	if !v.isNumber() {
-		return time.Time{}, false
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) || math.Abs(f) > 1e16 {
-		return time.Time{}, false
-	}
-	if math.Abs(f) >= millisThreshold {
-		f /= 1000
-	}
-	sec, frac := math.Modf(f)
-	return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
 }
