@@ -144,12 +144,12 @@ func assertNoIDs(t *testing.T, h *harness, ids ...string) {
 	for _, s := range h.spans.Ended() {
 		texts = append(texts, s.Name(), s.Status().Description)
 		for _, kv := range s.Attributes() {
-			texts = append(texts, kv.Value.Emit())
+			texts = append(texts, kv.Value.String())
 		}
 		for _, ev := range s.Events() {
 			texts = append(texts, ev.Name)
 			for _, kv := range ev.Attributes {
-				texts = append(texts, kv.Value.Emit())
+				texts = append(texts, kv.Value.String())
 			}
 		}
 	}
