@@ -165,15 +165,15 @@ func TestCallRetried(t *testing.T) {
 
 			port := strconv.FormatInt(a.port(t), 10)
 			failed := "error.type=" + tc.errorType + ",http.request.method=GET,http.response.status_code=" + strconv.Itoa(tc.statuses[0]) +
-				",server.address=127.0.0.1,server.port=" + port + ",url.template="+template
+				",server.address=127.0.0.1,server.port=" + port + ",url.template=" + template
 			ok := "http.request.method=GET,http.response.status_code=200,server.address=127.0.0.1,server.port=" + port +
-				",url.template="+template
+				",url.template=" + template
 			m := h.metrics(t)
 			assert.Equal(t, map[string]uint64{failed: 2, ok: 1}, counts(m["http.client.request.duration"]))
 			assert.Equal(t, map[string]uint64{failed: 2}, counts(m["seoapi.client.retries"]))
 			assert.Equal(t, map[string]uint64{
 				"http.request.method=GET,http.response.status_code=200,seoapi.operation=Projects.List,server.address=127.0.0.1,server.port=" + port +
-					",url.template="+template: 1,
+					",url.template=" + template: 1,
 			}, counts(m["seoapi.client.call.duration"]))
 			if tc.rateLimits > 0 {
 				assert.Equal(t, map[string]uint64{failed: tc.rateLimits}, counts(m["seoapi.client.rate_limited"]))
@@ -209,7 +209,7 @@ func TestCallNotFound(t *testing.T) {
 	m := h.metrics(t)
 	assert.Equal(t, map[string]uint64{
 		"error.type=not_found,http.request.method=GET,http.response.status_code=404,server.address=127.0.0.1,server.port=" + port +
-			",url.template="+template: 1,
+			",url.template=" + template: 1,
 	}, counts(m["http.client.request.duration"]))
 	assert.NotContains(t, m, "seoapi.client.retries")
 	assert.NotContains(t, m, "seoapi.client.rate_limited")
