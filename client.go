@@ -325,7 +325,7 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 	}
 	c.transport = &limitedTransport{
 		next:     next,
-		limiter:  newInterimLimiter(rl, c.retry.maxWait, c.now),
+		limiter:  newAttemptLimiter(rl, c.retry.maxWait, c.now),
 		maxWait:  c.retry.maxWait,
 		timeout:  wrapped.Timeout,
 		maxBytes: c.maxResponseBytes,

@@ -225,8 +225,8 @@ func reservedHeader(key string) bool {
 }
 
 // reportWaits tells the observers about each wait the limiter made.
-func (o *observation) reportWaits(waits *waitLog) {
-	for _, w := range waits.w[:waits.n] {
+func (o *observation) reportWaits(waits *waitRecords) {
+	for _, w := range waits.all() {
 		e := o.base
 		e.Type, e.Attempt, e.Start, e.Duration, e.Level = EventLimiterWait, o.attempt, w.start, w.d, w.level
 		o.notify(o.attemptCtx, e)

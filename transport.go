@@ -18,7 +18,7 @@ import (
 // cut short fails the attempt and the retry policy can try again.
 type limitedTransport struct {
 	next    http.RoundTripper
-	limiter turnTaker
+	limiter attemptLimiter
 	maxWait time.Duration
 	// timeout bounds one attempt, body included (the Timeout of the
 	// http.Client the SDK was given, which the SDK applies here so that
@@ -34,7 +34,7 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if obs != nil {
 		req = obs.beginAttempt(req)
 	}
-	var waits waitLog
+	var waits waitRecords
 	err := t.limiter.waitTurn(req.Context(), t.maxWait, &waits)
 	if obs != nil {
 		obs.reportWaits(&waits)
@@ -56,7 +56,7 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	if err != nil {
 		return nil, &sendError{err: t.timeoutCause(req, err)}
 	}
-	if f, ok := interimFeedback(resp.StatusCode, resp.Header, t.now()); ok {
+	if f, ok := rateFeedback(resp.StatusCode, resp.Header, t.now()); ok {
 		t.limiter.feedback(req.Context(), f)
 	}
 	if err := t.bufferBody(resp); err != nil {
