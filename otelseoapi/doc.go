@@ -12,7 +12,7 @@
 // # Spans
 //
 // A call is one span of kind Client named by its route template, such as
-// "GET /api/workspaces/{workspaceID}/projects", from the call's start
+// "GET /api/workspaces/{id}/projects", from the call's start
 // (before any wait) to its end (after the last retry). Each attempt is a
 // child span of kind Client named "HTTP " followed by the route; it is the
 // span the server sees as its parent in the traceparent header. Each wait

@@ -24,15 +24,14 @@ import (
 
 var t0 = time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 
-const (
-	listRoute = "GET /api/workspaces/{workspaceID}/projects"
-	listURL   = "https://api.example.com/api/workspaces/ws_7Hq2/projects?page=2"
-)
+// listURL is the URL of the events' call: it holds IDs that must not
+// reach a span or metric.
+const listURL = "https://api.example.com/api/workspaces/ws_7Hq2/projects?page=2"
 
 // listEvent returns an event of a Projects.List call of workspace ws_7Hq2.
 func listEvent(typ seoapi.EventType, attempt int, start time.Time, d time.Duration) seoapi.Event {
 	return seoapi.Event{
-		Type: typ, Operation: "Projects.List", Route: listRoute, Method: http.MethodGet, URL: listURL,
+		Type: typ, Operation: "Projects.List", Route: route, Method: http.MethodGet, URL: listURL,
 		ServerAddress: "api.example.com", ServerPort: 443,
 		Attempt: attempt, Start: start, Duration: d,
 	}
@@ -75,8 +74,8 @@ func TestObserverRetriedCallWithWait(t *testing.T) {
 
 	spans := h.ended()
 	require.Len(t, spans, 3, "names: the call, its attempts, the wait")
-	call, wait := one(t, spans, listRoute), one(t, spans, "seoapi.limiter.wait")
-	attempts := spans["HTTP "+listRoute]
+	call, wait := one(t, spans, route), one(t, spans, "seoapi.limiter.wait")
+	attempts := spans["HTTP "+route]
 	require.Len(t, attempts, 2)
 	first, second := attempts[0], attempts[1]
 
@@ -86,7 +85,7 @@ func TestObserverRetriedCallWithWait(t *testing.T) {
 	assert.Equal(t, t0, call.StartTime())
 	assert.Equal(t, t0.Add(450*time.Millisecond), call.EndTime())
 	assert.Equal(t, map[string]any{
-		"http.request.method": "GET", "url.template": "/api/workspaces/{workspaceID}/projects",
+		"http.request.method": "GET", "url.template": "/api/workspaces/{id}/projects",
 		"server.address": "api.example.com", "server.port": int64(443),
 		"seoapi.operation": "Projects.List", "http.response.status_code": int64(200), "seoapi.attempts": int64(2),
 	}, attrs(call))
@@ -103,14 +102,14 @@ func TestObserverRetriedCallWithWait(t *testing.T) {
 	assert.Equal(t, t0, first.StartTime())
 	assert.Equal(t, t0.Add(300*time.Millisecond), first.EndTime())
 	assert.Equal(t, map[string]any{
-		"http.request.method": "GET", "url.template": "/api/workspaces/{workspaceID}/projects",
+		"http.request.method": "GET", "url.template": "/api/workspaces/{id}/projects",
 		"server.address": "api.example.com", "server.port": int64(443),
 		"http.response.status_code": int64(503), "error.type": "server", "seoapi.retry.wait": 0.1,
 	}, attrs(first))
 	assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: "server"}, first.Status())
 	assert.Empty(t, first.Events(), "the error's message (it holds the URL) is not recorded")
 	assert.Equal(t, map[string]any{
-		"http.request.method": "GET", "url.template": "/api/workspaces/{workspaceID}/projects",
+		"http.request.method": "GET", "url.template": "/api/workspaces/{id}/projects",
 		"server.address": "api.example.com", "server.port": int64(443),
 		"http.response.status_code": int64(200), "http.request.resend_count": int64(1),
 	}, attrs(second))
@@ -125,15 +124,15 @@ func TestObserverRetriedCallWithWait(t *testing.T) {
 
 	// Request durations leave the limiter wait out.
 	const (
-		failed = "error.type=server,http.request.method=GET,http.response.status_code=503,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{workspaceID}/projects"
+		failed = "error.type=server,http.request.method=GET,http.response.status_code=503,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{id}/projects"
 	)
 	m := h.metrics(t)
 	assertPoints(t, map[string]point{
 		failed: {Count: 1, Sum: 0.1},
-		"http.request.method=GET,http.response.status_code=200,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{workspaceID}/projects": {Count: 1, Sum: 0.05},
+		"http.request.method=GET,http.response.status_code=200,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{id}/projects": {Count: 1, Sum: 0.05},
 	}, m["http.client.request.duration"])
 	assertPoints(t, map[string]point{
-		"http.request.method=GET,http.response.status_code=200,seoapi.operation=Projects.List,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{workspaceID}/projects": {Count: 1, Sum: 0.45},
+		"http.request.method=GET,http.response.status_code=200,seoapi.operation=Projects.List,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{id}/projects": {Count: 1, Sum: 0.45},
 	}, m["seoapi.client.call.duration"])
 	assert.Equal(t, map[string]point{failed: {Count: 1}}, m["seoapi.client.retries"])
 	assertPoints(t, map[string]point{"seoapi.wait.level=per_second": {Count: 1, Sum: 0.2}}, m["seoapi.client.limiter.wait.duration"])
@@ -165,15 +164,15 @@ func TestObserverJoinsCallerSpanAndKeepsItsOwnState(t *testing.T) {
 
 	for name, h := range map[string]*harness{"a": a, "b": b} {
 		spans := h.ended()
-		call, attempt := one(t, spans, listRoute), one(t, spans, "HTTP "+listRoute)
+		call, attempt := one(t, spans, route), one(t, spans, "HTTP "+route)
 		assert.Equal(t, call.SpanContext().SpanID(), attempt.Parent().SpanID(), name)
 		assert.Equal(t, parent.SpanContext().TraceID(), call.SpanContext().TraceID(), name)
 	}
-	assert.Equal(t, parent.SpanContext().SpanID(), one(t, a.ended(), listRoute).Parent().SpanID(),
+	assert.Equal(t, parent.SpanContext().SpanID(), one(t, a.ended(), route).Parent().SpanID(),
 		"the call span is a child of the caller's span")
 	// b's spans were started last, so its attempt's context is what the
 	// request carries.
-	assert.Equal(t, traceparent(one(t, b.ended(), "HTTP "+listRoute)), e.Header.Get("Traceparent"))
+	assert.Equal(t, traceparent(one(t, b.ended(), "HTTP "+route)), e.Header.Get("Traceparent"))
 }
 
 func TestObserverPropagator(t *testing.T) {
@@ -257,7 +256,7 @@ func TestObserverAttemptsNotSent(t *testing.T) {
 			h.observe(ctx, e)
 
 			spans := h.ended()
-			call, attempt := one(t, spans, listRoute), one(t, spans, "HTTP "+listRoute)
+			call, attempt := one(t, spans, route), one(t, spans, "HTTP "+route)
 			for _, s := range []sdktrace.ReadOnlySpan{call, attempt} {
 				assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: tc.end.ErrorType}, s.Status(), s.Name())
 				assert.Equal(t, tc.end.ErrorType, attrs(s)["error.type"], s.Name())
@@ -269,7 +268,7 @@ func TestObserverAttemptsNotSent(t *testing.T) {
 			assert.NotContains(t, m, "http.client.request.duration", "nothing was sent")
 			assert.NotContains(t, m, "seoapi.client.retries")
 			assert.Equal(t, map[string]uint64{
-				"error.type=" + tc.end.ErrorType + ",http.request.method=GET,seoapi.operation=Projects.List,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{workspaceID}/projects": 1,
+				"error.type=" + tc.end.ErrorType + ",http.request.method=GET,seoapi.operation=Projects.List,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{id}/projects": 1,
 			}, counts(m["seoapi.client.call.duration"]))
 			if tc.wait == nil {
 				assert.NotContains(t, spans, "seoapi.limiter.wait")

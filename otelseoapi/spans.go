@@ -140,7 +140,7 @@ func requestAttrs(e *seoapi.Event, extra ...attribute.KeyValue) []attribute.KeyV
 }
 
 // spanName is "{method} {url.template}" as the HTTP conventions name
-// client spans, which is the route: "GET /api/workspaces/{workspaceID}".
+// client spans, which is the route: "GET /api/workspaces/{id}/projects".
 // A method outside the HTTP standard becomes "HTTP", as they ask.
 func spanName(e *seoapi.Event) string {
 	m := method(e.Method).Value.AsString()
