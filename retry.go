@@ -5,12 +5,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -273,24 +270,13 @@ func (p *retryPolicy) backoff(attempt int) time.Duration {
 	return max(d, p.waitMin)
 }
 
-// foreverish stands for a wait too long to represent: no max wait accepts it.
-const foreverish = time.Duration(math.MaxInt64)
-
 // retryAfter reads how long the server asked the client to wait:
 // Retry-After in seconds or as an HTTP date, else the reset of an exhausted
 // rate limit. A number of seconds too large for a time.Duration is a wait
 // no caller accepts, not one to ignore.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 && !math.IsNaN(secs) {
-			if secs >= float64(foreverish/time.Second) {
-				return foreverish, true
-			}
-			return time.Duration(secs * float64(time.Second)), true
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(t.Sub(now), 0), true
-		}
+	if d, ok := parseRetryAfter(h.Get("Retry-After"), now); ok {
+		return d, true
 	}
 	if r := parseRate(h, now); r.exhausted(now) {
 		return r.Reset.Sub(now), true
