@@ -7,6 +7,7 @@ package otelseoapi_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -303,4 +304,53 @@ func TestCallCanceledDuringWait(t *testing.T) {
 	assert.NotContains(t, m, "http.client.request.duration", "no request was sent")
 	assert.Equal(t, map[string]uint64{"error.type=canceled,seoapi.wait.level=limiter": 1}, counts(m["seoapi.client.limiter.wait.duration"]))
 	assertNoIDs(t, h, workspaceID, "sk_test")
+}
+
+// spanContexts is a slog handler that keeps the span context each record
+// was logged with.
+type spanContexts struct {
+	mu  sync.Mutex
+	got []trace.SpanContext
+}
+
+func (h *spanContexts) Enabled(context.Context, slog.Level) bool { return true }
+func (h *spanContexts) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *spanContexts) WithGroup(string) slog.Handler            { return h }
+func (h *spanContexts) Handle(ctx context.Context, _ slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.got = append(h.got, trace.SpanContextFromContext(ctx))
+	return nil
+}
+
+func TestLogRecordsCarryTheAttemptSpan(t *testing.T) {
+	t.Parallel()
+	// Whichever observer comes first, the attempt's events reach the logger
+	// with the context every observer has added to.
+	for _, order := range []string{"logger first", "observer first"} {
+		t.Run(order, func(t *testing.T) {
+			t.Parallel()
+			h, a, logs := newHarness(t), newAPI(t, http.StatusServiceUnavailable), &spanContexts{}
+			opts := []seoapi.Option{seoapi.WithLogger(slog.New(logs)), seoapi.WithObserver(h.obs)}
+			if order == "observer first" {
+				opts[0], opts[1] = opts[1], opts[0]
+			}
+			c, err := seoapi.NewClient(a.srv.URL, "sk_test_secret", append(opts, seoapi.WithRetryWait(time.Millisecond, time.Millisecond))...)
+			require.NoError(t, err)
+			_, _, err = c.Projects.List(t.Context(), workspaceID, nil)
+			require.NoError(t, err)
+
+			attempts := h.ended()["HTTP "+route]
+			require.Len(t, attempts, 2)
+			logs.mu.Lock()
+			defer logs.mu.Unlock()
+			logged := map[trace.SpanID]bool{}
+			for _, sc := range logs.got {
+				logged[sc.SpanID()] = true
+			}
+			assert.Equal(t, map[trace.SpanID]bool{
+				attempts[0].SpanContext().SpanID(): true, attempts[1].SpanContext().SpanID(): true,
+			}, logged, "every record is logged in an attempt's span, and each attempt logged")
+		})
+	}
 }
