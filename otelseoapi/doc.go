@@ -2,7 +2,7 @@
 // a span for every call, a child span for every attempt and every wait for
 // the rate limit, W3C trace context on every request, and metrics.
 //
-//	client, err := seoapi.NewClient(key, seoapi.WithObserver(otelseoapi.NewObserver()))
+//	client, err := seoapi.NewClient(baseURL, key, seoapi.WithObserver(otelseoapi.NewObserver()))
 //
 // By default the observer uses the global TracerProvider, MeterProvider and
 // TextMapPropagator (see WithTracerProvider, WithMeterProvider and
@@ -12,18 +12,22 @@
 // # Spans
 //
 // A call is one span of kind Client named by its route template, such as
-// "GET /api/workspaces/{id}/projects", from the call's start
-// (before any wait) to its end (after the last retry). Each attempt is a
-// child span of kind Client named "HTTP " followed by the route; it is the
-// span the server sees as its parent in the traceparent header. Each wait
-// for the rate limit is a child span of its attempt named "seoapi.limiter.wait".
+// "GET /api/workspaces/{id}/projects", from the call's start (before any
+// wait) to its end (after the last retry). Each attempt is a child span,
+// also of kind Client because it is the HTTP request the semantic
+// conventions describe, named "HTTP " followed by the route; its context
+// is the one the server receives in the traceparent header, so the
+// server's span is its child. Each wait for the rate limit is a child span
+// of its attempt, of kind Internal, named "seoapi.limiter.wait".
 //
 // Attributes follow the stable HTTP semantic conventions: http.request.method,
 // url.template, server.address, server.port, http.response.status_code,
 // error.type, and http.request.resend_count on the second attempt and
-// later; seoapi.operation ("Projects.List") and seoapi.attempts (on the call
-// span) and seoapi.wait.level (on a wait span) add what the SDK knows. A
-// failed call or attempt has status Error with its error.type as the
+// later. The SDK's own are seoapi.operation ("Projects.List") and
+// seoapi.attempts on the call span, seoapi.retry.wait (seconds before the
+// next attempt) on an attempt that is retried, and seoapi.wait.level
+// ("per_second", "per_hour", "server" or "limiter") on a wait span. A
+// failed call, attempt or wait has status Error with its error.type as the
 // description.
 //
 // No span name, attribute or metric attribute holds an ID: the observer
@@ -33,7 +37,7 @@
 //
 // # Metrics
 //
-//	http.client.request.duration         histogram, s: each HTTP request sent (each attempt that was not held back)
+//	http.client.request.duration         histogram, s: each attempt that sent a request, limiter waits left out
 //	seoapi.client.call.duration          histogram, s: each call, waits and retries included
 //	seoapi.client.retries                counter: attempts followed by another attempt
 //	seoapi.client.rate_limited           counter: responses with status 429
