@@ -40,6 +40,8 @@ type attempt struct {
 	held   bool          // a wait ended in an error: nothing was sent
 }
 
+// callStart starts the call span as a child of whatever span the caller's
+// context holds.
 func (o *observer) callStart(ctx context.Context, e *seoapi.Event) context.Context {
 	ctx, span := o.tracer.Start(ctx, spanName(e),
 		trace.WithSpanKind(trace.SpanKindClient),
@@ -48,6 +50,9 @@ func (o *observer) callStart(ctx context.Context, e *seoapi.Event) context.Conte
 	return context.WithValue(ctx, callKey{o}, span)
 }
 
+// attemptStart starts the attempt span under this observer's call span,
+// even when another observer put its own span in ctx since, and writes its
+// context into the attempt's headers.
 func (o *observer) attemptStart(ctx context.Context, e *seoapi.Event) context.Context {
 	parent := ctx
 	if call, ok := ctx.Value(callKey{o}).(trace.Span); ok {
@@ -65,6 +70,8 @@ func (o *observer) attemptStart(ctx context.Context, e *seoapi.Event) context.Co
 	return context.WithValue(ctx, attemptKey{o}, &attempt{span: span})
 }
 
+// limiterWait reports a wait that is over, so its span is started and
+// ended at once, with the times the event gives.
 func (o *observer) limiterWait(ctx context.Context, e *seoapi.Event) {
 	errType := errorType(e)
 	o.metrics.recordWait(ctx, e, errType)
