@@ -28,9 +28,10 @@ const Version = "0.1.0"
 // unless WithMaxResponseBytes says otherwise.
 const DefaultMaxResponseBytes = 32 << 20
 
-// defaultTimeout bounds one attempt (connect, send, read) on the HTTP
-// client the SDK builds itself; WithHTTPClient replaces it.
-const defaultTimeout = 60 * time.Second
+// stallTimeout is how long the HTTP client the SDK builds itself waits for
+// a connection, for the response's headers, and for each read or write on
+// the connection; WithHTTPClient replaces it.
+const stallTimeout = 60 * time.Second
 
 // Environment variables read by NewClientFromEnv.
 const (
@@ -315,13 +316,13 @@ func isLoopback(host string) bool {
 // the base URL. hc's Timeout moves into the transport, where it bounds the
 // attempt, body included.
 func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Client {
-	wrapped := http.Client{Timeout: defaultTimeout}
+	var wrapped http.Client
 	if hc != nil {
 		wrapped = *hc
 	}
 	next := wrapped.Transport
 	if next == nil {
-		next = http.DefaultTransport.(*http.Transport).Clone()
+		next = newStallTransport(stallTimeout)
 	}
 	c.transport = &limitedTransport{
 		next:     next,
