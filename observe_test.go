@@ -105,7 +105,10 @@ func TestObserverNamesEveryEndpoint(t *testing.T) {
 		forbiddenText string // an ID that must not appear in the route
 	}{
 		{func() error { _, _, err := c.Workspaces.List(ctx, nil); return err }, "Workspaces.List", "GET /api/workspaces", ""},
-		{func() error { _, _, err := c.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "n"}); return err }, "Workspaces.Create", "POST /api/workspaces", ""},
+		{func() error {
+			_, _, err := c.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "n"})
+			return err
+		}, "Workspaces.Create", "POST /api/workspaces", ""},
 		{func() error { _, _, err := c.Projects.List(ctx, "ws_9", nil); return err }, "Projects.List", "GET /api/workspaces/{id}/projects", "ws_9"},
 		{func() error {
 			_, _, err := c.Projects.Create(ctx, "ws_9", &seoapi.ProjectCreateRequest{Name: "n", Domain: "d.example"})
@@ -124,7 +127,10 @@ func TestObserverNamesEveryEndpoint(t *testing.T) {
 		}, "Members.Add", "POST /api/workspaces/{id}/members", "ws_9"},
 		{func() error { _, _, err := c.Competitors.List(ctx, "ws_9", "p_7", nil); return err }, "Competitors.List", "GET /api/workspaces/{id}/projects/{projectId}/competitors", "p_7"},
 		{func() error { _, _, err := c.APIKeys.List(ctx, "ws_9", nil); return err }, "APIKeys.List", "GET /api/workspaces/{id}/api-keys", "ws_9"},
-		{func() error { _, _, err := c.APIKeys.Create(ctx, "ws_9", &seoapi.APIKeyCreateRequest{Name: "k"}); return err }, "APIKeys.Create", "POST /api/workspaces/{id}/api-keys", "ws_9"},
+		{func() error {
+			_, _, err := c.APIKeys.Create(ctx, "ws_9", &seoapi.APIKeyCreateRequest{Name: "k"})
+			return err
+		}, "APIKeys.Create", "POST /api/workspaces/{id}/api-keys", "ws_9"},
 		{func() error {
 			req, err := c.NewRequest(ctx, http.MethodGet, "api/other/ws_9", nil)
 			require.NoError(t, err)
