@@ -128,12 +128,12 @@ func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 // does. The secret is read from key, apiKey/api_key, token or secret.
 func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(data, k) }
 
-func (k *APIKey) setField(key []byte, v jsonx.Value) {
+func (k *APIKey) setField(d *decoder, key []byte, v jsonx.Value) {
 	switch string(key) {
 	case "id":
-		setID(&k.ID, v)
+		d.setID(&k.ID, v)
 	case "name":
-		setString(&k.Name, v)
+		d.setString(&k.Name, v)
 	case "key", "apikey", "token", "secret":
 		if s, ok := v.String(); ok && s != "" && s != redacted {
 			k.Key = Secret(s)

@@ -29,16 +29,16 @@ func (*Competitor) jsonNames() (string, string) { return "competitor", "competit
 // does.
 func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
 
-func (c *Competitor) setField(key []byte, v jsonx.Value) {
+func (c *Competitor) setField(d *decoder, key []byte, v jsonx.Value) {
 	switch string(key) {
 	case "id":
-		setID(&c.ID, v)
+		d.setID(&c.ID, v)
 	case "projectid":
-		setID(&c.ProjectID, v)
+		d.setID(&c.ProjectID, v)
 	case "name":
-		setString(&c.Name, v)
+		d.setString(&c.Name, v)
 	case "domain":
-		setString(&c.Domain, v)
+		d.setString(&c.Domain, v)
 	case "createdat":
 		setTime(&c.CreatedAt, v)
 	}

@@ -32,18 +32,18 @@ func (*ContentPlan) jsonNames() (string, string) { return "contentplan", "conten
 // does.
 func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
-func (p *ContentPlan) setField(key []byte, v jsonx.Value) {
+func (p *ContentPlan) setField(d *decoder, key []byte, v jsonx.Value) {
 	switch string(key) {
 	case "id":
-		setID(&p.ID, v)
+		d.setID(&p.ID, v)
 	case "workspaceid":
-		setID(&p.WorkspaceID, v)
+		d.setID(&p.WorkspaceID, v)
 	case "projectid":
-		setID(&p.ProjectID, v)
+		d.setID(&p.ProjectID, v)
 	case "name", "title":
-		setString(&p.Name, v)
+		d.setString(&p.Name, v)
 	case "status":
-		setString(&p.Status, v)
+		d.setString(&p.Status, v)
 	case "createdat":
 		setTime(&p.CreatedAt, v)
 	case "updatedat":

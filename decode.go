@@ -20,10 +20,10 @@ type resource interface {
 	// case, no separators), that may wrap the resource in a response.
 	jsonNames() (singular, plural string)
 	// setField reads one member of the resource's JSON object, its key
-	// normalised by jsonx.NormalizeKey. A value whose JSON type the field
+	// normalised by jsonx.NormalizeKey, setting string fields through d. A value whose JSON type the field
 	// does not expect is ignored, leaving the field zero: a guess about the
 	// schema never fails a call.
-	setField(key []byte, v jsonx.Value)
+	setField(d *decoder, key []byte, v jsonx.Value)
 	// rawJSON returns where the resource records its JSON object.
 	rawJSON() *rawJSON
 	// reset sets the resource to its zero value.
@@ -103,6 +103,74 @@ func decodeBody(body []byte, v any, resp *Response) error {
 	return json.Unmarshal(data, v)
 }
 
+// decoder decodes resources from one body. It is allocated once per body:
+// the reader's key buffer and the pending strings live in it.
+type decoder struct {
+	r    jsonx.Reader
+	body *[]byte
+	stringBatch
+}
+
+func newDecoder(body []byte) *decoder {
+	d := &decoder{body: &body}
+	d.r.Reset(body)
+	return d
+}
+
+// stringBatch gathers the string fields of one object, so that they share one
+// allocation instead of costing one each.
+type stringBatch struct {
+	buf     []byte
+	pending [8]pendingString
+	n       int
+}
+
+// pendingString is a string field to be set to buf[start:end] by flush.
+type pendingString struct {
+	dst        *string
+	start, end int
+}
+
+// setString sets *dst, at the next flush, to v when v is a JSON string.
+func (s *stringBatch) setString(dst *string, v jsonx.Value) {
+	start := len(s.buf)
+	if buf, ok := v.AppendString(s.buf); ok {
+		s.add(dst, start, buf)
+	}
+}
+
+// setID sets *dst, at the next flush, to v when v is a JSON string, or to
+// its exact text when v is a number (12345678901234567 stays exact).
+func (s *stringBatch) setID(dst *string, v jsonx.Value) {
+	start := len(s.buf)
+	if buf, ok := v.AppendText(s.buf); ok {
+		s.add(dst, start, buf)
+	}
+}
+
+func (s *stringBatch) add(dst *string, start int, buf []byte) {
+	s.buf = buf
+	s.pending[s.n] = pendingString{dst: dst, start: start, end: len(buf)}
+	s.n++
+	if s.n == len(s.pending) {
+		s.flush()
+	}
+}
+
+// flush sets the pending fields, in the order they were read, so that of
+// duplicate keys the last wins, as with encoding/json.
+func (s *stringBatch) flush() {
+	if s.n == 0 {
+		return
+	}
+	all := string(s.buf)
+	for _, p := range s.pending[:s.n] {
+		*p.dst = all[p.start:p.end]
+	}
+	s.buf = s.buf[:0]
+	s.n = 0
+}
+
 // decodeResource decodes a single resource, unwrapped from its envelope.
 // Single bodies are small, so they are validated in a pass of their own.
 func decodeResource(body []byte, res resource) error {
@@ -112,9 +180,9 @@ func decodeResource(body []byte, res resource) error {
 	singular, _ := res.jsonNames()
 	span := jsonx.SingleSpan(body, singular)
 	res.reset()
-	r := jsonx.NewReader(body[:span.End])
-	r.Seek(span.Start)
-	decodeObject(r, &body, res)
+	d := newDecoder(body[:span.End])
+	d.r.Seek(span.Start)
+	d.decodeObject(res)
 	return nil
 }
 
@@ -122,10 +190,10 @@ func decodeResource(body []byte, res resource) error {
 // and the common shape, is validated and decoded in one pass; an envelope
 // is validated while the list is found, and the list then decoded.
 func decodeListOf[T any, PT resourcePtr[T]](body []byte, dst *[]*T, resp *Response) error {
-	r := jsonx.NewReader(body)
-	if r.Peek() == '[' {
-		list := decodeArray[T, PT](r, &body)
-		if !r.Done() {
+	d := newDecoder(body)
+	if d.r.Peek() == '[' {
+		list := decodeArray[T, PT](d)
+		if !d.r.Done() {
 			return errMalformed
 		}
 		*dst = list
@@ -139,9 +207,9 @@ func decodeListOf[T any, PT resourcePtr[T]](body []byte, dst *[]*T, resp *Respon
 	resp.readEnvelope(jsonx.Trim(body))
 	list := []*T{}
 	if !span.Empty() {
-		r.Reset(body[:span.End])
-		r.Seek(span.Start)
-		list = decodeArray[T, PT](r, &body)
+		d.r.Reset(body[:span.End])
+		d.r.Seek(span.Start)
+		list = decodeArray[T, PT](d)
 	}
 	*dst = list
 	return nil
@@ -181,22 +249,22 @@ func decodeOtherList(body []byte, dst reflect.Value, resp *Response) error {
 // wrong estimate (a small first item, then large ones) wastes little.
 const maxChunk = 1024
 
-// decodeArray decodes the array at r into resources, skipping null
-// elements. Resources are allocated in chunks whose size is estimated from
-// the bytes left and the size of the items so far, so a page of similar
-// items costs two allocations instead of one per item. Each item's Raw is
-// a subslice of body.
-func decodeArray[T any, PT resourcePtr[T]](r *jsonx.Reader, body *[]byte) []*T {
+// decodeArray decodes the array at d's reader into resources, skipping
+// null elements. Resources are allocated in chunks whose size is estimated
+// from the bytes left and the size of the items so far, so a page of
+// similar items costs two allocations instead of one per item. Each item's
+// Raw is a subslice of the body. It returns nil on invalid JSON.
+func decodeArray[T any, PT resourcePtr[T]](d *decoder) []*T {
 	list := []*T{}
 	var chunk []T
-	r.Peek() // to the bracket, so that the average item size is right
-	first := r.Pos()
-	for more := r.ArrayStart(); more; more = r.ArrayNext() {
-		if r.Null() {
+	d.r.Peek() // to the bracket, so that the average item size is right
+	first := d.r.Pos()
+	for more := d.r.ArrayStart(); more; more = d.r.ArrayNext() {
+		if d.r.Null() {
 			continue
 		}
 		if len(chunk) == 0 {
-			n := estimateItems(len(*body)-r.Pos(), r.Pos()-first, len(list))
+			n := estimateItems(len(*d.body)-d.r.Pos(), d.r.Pos()-first, len(list))
 			chunk = make([]T, n)
 			if cap(list)-len(list) < n {
 				list = append(make([]*T, 0, len(list)+n), list...)
@@ -204,8 +272,8 @@ func decodeArray[T any, PT resourcePtr[T]](r *jsonx.Reader, body *[]byte) []*T {
 		}
 		item := &chunk[0]
 		chunk = chunk[1:]
-		decodeObject(r, body, PT(item))
-		if r.Failed() {
+		d.decodeObject(PT(item))
+		if d.r.Failed() {
 			return nil
 		}
 		list = append(list, item)
@@ -224,65 +292,39 @@ func estimateItems(remaining, consumed, items int) int {
 	return max(1, min(remaining/avg+1, maxChunk))
 }
 
-// decodeObject decodes the value at r into res and records its span in
-// body as res's raw JSON. A value that is not an object leaves every field
-// zero and is still kept as raw JSON.
-func decodeObject(r *jsonx.Reader, body *[]byte, res resource) {
-	isObject := r.Peek() == '{'
-	start := r.Pos()
+// decodeObject decodes the value at d's reader into res and records its
+// span in the body as res's raw JSON. A value that is not an object leaves
+// every field zero and is still kept as raw JSON.
+func (d *decoder) decodeObject(res resource) {
+	isObject := d.r.Peek() == '{'
+	start := d.r.Pos()
 	if isObject {
-		for more := r.ObjectStart(); more; more = r.ObjectNext() {
-			key := r.Key()
-			val := r.Value()
-			if r.Failed() {
+		for more := d.r.ObjectStart(); more; more = d.r.ObjectNext() {
+			key := d.r.Key()
+			val := d.r.Value()
+			if d.r.Failed() {
 				return
 			}
-			res.setField(key, val)
+			res.setField(d, key, val)
 		}
+		d.flush()
 	} else {
-		r.Value()
+		d.r.Value()
 	}
-	*res.rawJSON() = rawJSON{body: body, start: start, end: r.Pos()}
+	*res.rawJSON() = rawJSON{body: d.body, start: start, end: d.r.Pos()}
 }
 
 // unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
 // after the call, so the resource keeps a copy of its own.
 func unmarshalResource(data []byte, res resource) error {
 	res.reset()
-	own := bytes.Clone(jsonx.Trim(data))
-	r := jsonx.NewReader(own)
-	decodeObject(r, &own, res)
-	if !r.Done() {
+	d := newDecoder(bytes.Clone(jsonx.Trim(data)))
+	d.decodeObject(res)
+	if !d.r.Done() {
 		res.reset()
 		return errMalformed
 	}
 	return nil
-}
-
-// setID reads an ID from a JSON string or number, keeping a number's exact
-// text.
-func setID(dst *string, v jsonx.Value) {
-	if s, ok := v.Text(); ok {
-		*dst = s
-	}
-}
-
-func setString(dst *string, v jsonx.Value) {
-	if s, ok := v.String(); ok {
-		*dst = s
-	}
-}
-
-func setTime(dst *time.Time, v jsonx.Value) {
-	if t, ok := v.Time(); ok {
-		*dst = t
-	}
-}
-
-func setOptionalTime(dst **time.Time, v jsonx.Value) {
-	if t, ok := v.Time(); ok {
-		*dst = &t
-	}
 }
 
 // resourcePtr constrains a type parameter to a pointer to a resource type.
@@ -365,4 +407,16 @@ func optionalField(key string, value *string) requestField {
 		return requestField{key: key}
 	}
 	return requestField{key: key, value: *value, set: true}
+}
+
+func setTime(dst *time.Time, v jsonx.Value) {
+	if t, ok := v.Time(); ok {
+		*dst = t
+	}
+}
+
+func setOptionalTime(dst **time.Time, v jsonx.Value) {
+	if t, ok := v.Time(); ok {
+		*dst = &t
+	}
 }

@@ -30,16 +30,16 @@ func (*Member) jsonNames() (string, string) { return "member", "members" }
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
 func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }
 
-func (m *Member) setField(key []byte, v jsonx.Value) {
+func (m *Member) setField(d *decoder, key []byte, v jsonx.Value) {
 	switch string(key) {
 	case "id":
-		setID(&m.ID, v)
+		d.setID(&m.ID, v)
 	case "email":
-		setString(&m.Email, v)
+		d.setString(&m.Email, v)
 	case "name":
-		setString(&m.Name, v)
+		d.setString(&m.Name, v)
 	case "role":
-		setString(&m.Role, v)
+		d.setString(&m.Role, v)
 	case "createdat":
 		setTime(&m.CreatedAt, v)
 	}

@@ -31,16 +31,16 @@ func (*Project) jsonNames() (string, string) { return "project", "projects" }
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
 func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
-func (p *Project) setField(key []byte, v jsonx.Value) {
+func (p *Project) setField(d *decoder, key []byte, v jsonx.Value) {
 	switch string(key) {
 	case "id":
-		setID(&p.ID, v)
+		d.setID(&p.ID, v)
 	case "workspaceid":
-		setID(&p.WorkspaceID, v)
+		d.setID(&p.WorkspaceID, v)
 	case "name":
-		setString(&p.Name, v)
+		d.setString(&p.Name, v)
 	case "domain":
-		setString(&p.Domain, v)
+		d.setString(&p.Domain, v)
 	case "createdat":
 		setTime(&p.CreatedAt, v)
 	case "updatedat":

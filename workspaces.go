@@ -31,12 +31,12 @@ func (*Workspace) jsonNames() (string, string) { return "workspace", "workspaces
 // type is left zero.
 func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(data, w) }
 
-func (w *Workspace) setField(key []byte, v jsonx.Value) {
+func (w *Workspace) setField(d *decoder, key []byte, v jsonx.Value) {
 	switch string(key) {
 	case "id":
-		setID(&w.ID, v)
+		d.setID(&w.ID, v)
 	case "name":
-		setString(&w.Name, v)
+		d.setString(&w.Name, v)
 	case "createdat":
 		setTime(&w.CreatedAt, v)
 	case "updatedat":

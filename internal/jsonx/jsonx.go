@@ -14,6 +14,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -304,19 +305,64 @@ const (
 	needsDecoding        // escapes or control characters
 )
 
-// plainText classifies the content of a JSON string in one pass, so that
-// the common case converts to a Go string without decoding.
+// plainText classifies the content of a JSON string in one pass, eight
+// bytes at a time, so that the common case converts to a Go string without
+// decoding.
 func plainText(b []byte) int {
-	kind := plainASCII
-	for _, c := range b {
-		switch {
-		case c < 0x20 || c == '\\' || c == '"':
+	var high uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		if specialBytes(w) != 0 {
 			return needsDecoding
-		case c >= 0x80:
-			kind = plainUTF8
+		}
+		high |= w & highBits
+	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < 0x20 || c == '"' || c == '\\' {
+			return needsDecoding
+		}
+		high |= uint64(c & 0x80)
+	}
+	if high != 0 {
+		return plainUTF8
+	}
+	return plainASCII
+}
+
+// AppendString appends the content of v, a JSON string, decoded, to dst.
+// It reports false, leaving dst as it was, when v is not a JSON string.
+func (v Value) AppendString(dst []byte) ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return dst, false
+	}
+	inner := v[1 : len(v)-1]
+	switch plainText(inner) {
+	case plainASCII:
+		return append(dst, inner...), true
+	case plainUTF8:
+		if utf8.Valid(inner) {
+			return append(dst, inner...), true
 		}
 	}
-	return kind
+	s, ok := v.String()
+	if !ok {
+		return dst, false
+	}
+	return append(dst, s...), true
+}
+
+// AppendText appends what Text returns to dst, reporting false, leaving
+// dst as it was, when v is neither a string nor a number.
+func (v Value) AppendText(dst []byte) ([]byte, bool) {
+	if v.Kind() == '"' {
+		return v.AppendString(dst)
+	}
+	if v.isNumber() {
+		return append(dst, v...), true
+	}
+	return dst, false
 }
 
 // Text returns v as a string when it is a JSON string, and the exact text

@@ -1,6 +1,10 @@
 package jsonx
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+)
 
 // maxDepth is the deepest nesting the validating reader accepts, the same
 // bound as encoding/json's, so that both agree on what is valid.
@@ -226,12 +230,12 @@ func scanLiteral(data []byte, i int, lit string) int {
 // a malformed escape. escaped reports whether it holds any escape. Like
 // encoding/json, it accepts invalid UTF-8 (decoding replaces it).
 func scanString(data []byte, i int) (end int, escaped bool) {
-	for i++; i < len(data); i++ {
-		c := data[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
+	for i++; ; i++ {
+		i = nextSpecial(data, i)
+		if i >= len(data) {
+			return -1, escaped
 		}
-		switch c {
+		switch data[i] {
 		case '"':
 			return i + 1, escaped
 		case '\\':
@@ -251,10 +255,41 @@ func scanString(data []byte, i int) (end int, escaped bool) {
 				return -1, escaped
 			}
 		default:
-			return -1, escaped
+			return -1, escaped // a control character
 		}
 	}
-	return -1, escaped
+}
+
+// Word-at-a-time byte tests (SWAR): a string's content is scanned eight
+// bytes per step, since strings are most of a body's bytes.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// specialBytes marks, in the high bit of each byte, the bytes of w that are
+// '"', '\\' or below 0x20. Only the lowest mark is exact (a borrow can mark
+// bytes above it), which is all the callers use.
+func specialBytes(w uint64) uint64 {
+	quote := w ^ (lowBits * '"')
+	backslash := w ^ (lowBits * '\\')
+	return ((w-lowBits*0x20) & ^w | (quote-lowBits) & ^quote | (backslash-lowBits) & ^backslash) & highBits
+}
+
+// nextSpecial returns the index of the first byte at or after i that is
+// '"', '\\' or a control character, or len(data).
+func nextSpecial(data []byte, i int) int {
+	for ; i+8 <= len(data); i += 8 {
+		if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(data); i++ {
+		if c := data[i]; c < 0x20 || c == '"' || c == '\\' {
+			return i
+		}
+	}
+	return i
 }
 
 func isHex(c byte) bool {
