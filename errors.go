@@ -53,33 +53,35 @@ var (
 // "unexpected_response", "canceled" or "deadline_exceeded"; "other" for an
 // error that is none of them, and "" for nil.
 func ErrorType(err error) string {
-	if err == nil {
+	switch {
+	case err == nil:
 		return ""
-	}
-	for _, k := range errorTypes {
-		if errors.Is(err, k.kind) {
-			return k.name
-		}
+	case errors.Is(err, ErrInvalidArgument):
+		return "invalid_argument"
+	case errors.Is(err, ErrUnauthorized):
+		return "unauthorized"
+	case errors.Is(err, ErrForbidden):
+		return "forbidden"
+	case errors.Is(err, ErrNotFound):
+		return "not_found"
+	case errors.Is(err, ErrConflict):
+		return "conflict"
+	case errors.Is(err, ErrValidation):
+		return "validation"
+	case errors.Is(err, ErrRateLimited):
+		return "rate_limited"
+	case errors.Is(err, ErrServer):
+		return "server"
+	case errors.Is(err, ErrConnection):
+		return "connection"
+	case errors.Is(err, ErrUnexpectedResponse):
+		return "unexpected_response"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline_exceeded"
 	}
 	return "other"
-}
-
-var errorTypes = [...]struct {
-	kind error
-	name string
-}{
-	{ErrInvalidArgument, "invalid_argument"},
-	{ErrUnauthorized, "unauthorized"},
-	{ErrForbidden, "forbidden"},
-	{ErrNotFound, "not_found"},
-	{ErrConflict, "conflict"},
-	{ErrValidation, "validation"},
-	{ErrRateLimited, "rate_limited"},
-	{ErrServer, "server"},
-	{ErrConnection, "connection"},
-	{ErrUnexpectedResponse, "unexpected_response"},
-	{context.Canceled, "canceled"},
-	{context.DeadlineExceeded, "deadline_exceeded"},
 }
 
 // maxErrorBody caps APIError.Body.

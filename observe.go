@@ -77,9 +77,10 @@ type Event struct {
 	// sent with Client.Do that matches no endpoint is "Client.Do".
 	Operation string
 	// Route is the method and path template, such as
-	// "GET /api/workspaces/{workspaceID}/projects": it holds no ID, so it
+	// "GET /api/workspaces/{id}/projects" (the placeholders are those of
+	// the published spec: {id} and {projectId}): it holds no ID, so it
 	// suits span names and metric labels. A request that matches no
-	// endpoint has the route "GET /{other}".
+	// endpoint has the route "METHOD /{path}".
 	Route string
 	// Method is the request's HTTP method.
 	Method string
@@ -283,53 +284,53 @@ func (o *observation) end(resp *Response, err error, attempts int) {
 	o.notify(o.ctx, e)
 }
 
-// The endpoints of the API, for naming operations and routes. A path is
-// matched segment by segment; "*" stands for an ID.
-var routes = [...]struct {
-	method, op, route string
-	segments          []string
-}{
-	{"GET", "Workspaces.List", "GET /api/workspaces", []string{"api", "workspaces"}},
-	{"POST", "Workspaces.Create", "POST /api/workspaces", []string{"api", "workspaces"}},
-	{"GET", "Projects.List", "GET /api/workspaces/{id}/projects", []string{"api", "workspaces", "*", "projects"}},
-	{"POST", "Projects.Create", "POST /api/workspaces/{id}/projects", []string{"api", "workspaces", "*", "projects"}},
-	{"PATCH", "Projects.Update", "PATCH /api/workspaces/{id}/projects/{projectId}", []string{"api", "workspaces", "*", "projects", "*"}},
-	{"DELETE", "Projects.Delete", "DELETE /api/workspaces/{id}/projects/{projectId}", []string{"api", "workspaces", "*", "projects", "*"}},
-	{"GET", "ContentPlans.List", "GET /api/workspaces/{id}/content-plans", []string{"api", "workspaces", "*", "content-plans"}},
-	{"GET", "Members.List", "GET /api/workspaces/{id}/members", []string{"api", "workspaces", "*", "members"}},
-	{"POST", "Members.Add", "POST /api/workspaces/{id}/members", []string{"api", "workspaces", "*", "members"}},
-	{"GET", "Competitors.List", "GET /api/workspaces/{id}/projects/{projectId}/competitors", []string{"api", "workspaces", "*", "projects", "*", "competitors"}},
-	{"GET", "APIKeys.List", "GET /api/workspaces/{id}/api-keys", []string{"api", "workspaces", "*", "api-keys"}},
-	{"POST", "APIKeys.Create", "POST /api/workspaces/{id}/api-keys", []string{"api", "workspaces", "*", "api-keys"}},
-}
-
 // routeOf names the operation and route template of a request for path,
-// relative to the base URL. A request no endpoint matches is "Client.Do"
-// with the route "METHOD /{path}", so that no ID reaches an aggregate.
+// relative to the base URL. The path's IDs become {id} and {projectId}; a
+// request no endpoint matches is "Client.Do" with the route
+// "METHOD /{path}", so that no ID reaches an aggregate.
 func routeOf(method, path string) (op, route string) {
-	segments := strings.Split(strings.Trim(path, "/"), "/")
-	for _, r := range routes {
-		if r.method == method && matchSegments(r.segments, segments) {
-			return r.op, r.route
-		}
+	route = method + " " + templateOf(path)
+	switch route {
+	case "GET /api/workspaces":
+		return "Workspaces.List", route
+	case "POST /api/workspaces":
+		return "Workspaces.Create", route
+	case "GET /api/workspaces/{id}/projects":
+		return "Projects.List", route
+	case "POST /api/workspaces/{id}/projects":
+		return "Projects.Create", route
+	case "PATCH /api/workspaces/{id}/projects/{projectId}":
+		return "Projects.Update", route
+	case "DELETE /api/workspaces/{id}/projects/{projectId}":
+		return "Projects.Delete", route
+	case "GET /api/workspaces/{id}/content-plans":
+		return "ContentPlans.List", route
+	case "GET /api/workspaces/{id}/members":
+		return "Members.List", route
+	case "POST /api/workspaces/{id}/members":
+		return "Members.Add", route
+	case "GET /api/workspaces/{id}/projects/{projectId}/competitors":
+		return "Competitors.List", route
+	case "GET /api/workspaces/{id}/api-keys":
+		return "APIKeys.List", route
+	case "POST /api/workspaces/{id}/api-keys":
+		return "APIKeys.Create", route
 	}
 	return "Client.Do", method + " /{path}"
 }
 
-func matchSegments(pattern, segments []string) bool {
-	if len(pattern) != len(segments) {
-		return false
+// templateOf replaces the IDs of an API path with their placeholders:
+// api/workspaces/ws_1/projects/p_2 gives /api/workspaces/{id}/projects/{projectId}.
+func templateOf(path string) string {
+	segments := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segments) < 3 || segments[0] != "api" || segments[1] != "workspaces" || segments[2] == "" {
+		return "/" + strings.Join(segments, "/")
 	}
-	for i, p := range pattern {
-		if p == "*" {
-			if segments[i] == "" {
-				return false
-			}
-		} else if p != segments[i] {
-			return false
-		}
+	segments[2] = "{id}"
+	if len(segments) >= 5 && segments[3] == "projects" && segments[4] != "" {
+		segments[4] = "{projectId}"
 	}
-	return true
+	return "/" + strings.Join(segments, "/")
 }
 
 // slogObserver writes the SDK's log records to a *slog.Logger: each
