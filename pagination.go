@@ -3,6 +3,7 @@ package seoapi
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"iter"
 	"net/http"
 	"net/url"
@@ -266,9 +267,10 @@ func textField(obj jsonx.Object, names ...string) (string, bool) {
 
 // listAll iterates over every item of a list, following the next page the
 // server announces. It copies opts and never changes them. It ends with an
-// error when a next page repeats one already fetched, or when a next link
-// leaves the client's base URL; it ends quietly on an empty page or when
-// no next page is announced.
+// error when a next page repeats one already fetched (see loopGuard), or
+// when a next link leaves the client's base URL; it ends quietly on an
+// empty page or when no next page is announced. Its memory does not grow
+// with the number of pages.
 func listAll[T any](ctx context.Context, c *Client, path string, opts *ListOptions) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		p := newPager(opts)
@@ -288,92 +290,166 @@ func listAll[T any](ctx context.Context, c *Client, path string, opts *ListOptio
 					return
 				}
 			}
-			if len(items) == 0 {
-				return
-			}
-			more, err := p.advance(resp)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !more {
+			if len(items) == 0 || !p.advance(resp) {
 				return
 			}
 		}
 	}
 }
 
-// pager is the state of one iteration: where the next page is and which
-// pages were already fetched.
+// pager is the state of one iteration: where the next page is, and what
+// loopGuard remembers of the pages fetched.
 type pager struct {
-	opts       ListOptions
+	opts ListOptions
+	// nextURL is the next page's link, with the page number and cursor it
+	// carries; empty when opts say where the next page is.
 	nextURL    string
-	seenURL    map[string]bool
-	seenCursor map[string]bool
-	seenPage   map[int]bool
+	nextPage   int
+	nextCursor string
+	loop       loopGuard
 }
 
 func newPager(opts *ListOptions) *pager {
-	return &pager{
-		opts:       opts.clone(),
-		seenURL:    map[string]bool{},
-		seenCursor: map[string]bool{},
-		seenPage:   map[int]bool{},
-	}
+	p := &pager{opts: opts.clone()}
+	p.loop.init()
+	return p
 }
 
-// request builds the request for the next page and records it as fetched.
+// request builds the request for the next page, or fails when that page
+// repeats one already fetched.
 func (p *pager) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
+	var req *http.Request
+	var err error
+	page, cursor := p.nextPage, p.nextCursor
 	if p.nextURL != "" {
-		req, err := c.NewRequest(ctx, http.MethodGet, p.nextURL, nil)
-		if err != nil {
+		if req, err = c.NewRequest(ctx, http.MethodGet, p.nextURL, nil); err != nil {
 			return nil, fmt.Errorf("seoapi: next page: %w", err)
 		}
-		p.seenURL[req.URL.String()] = true
-		return req, nil
+	} else {
+		if req, err = newListRequest(ctx, c, path, &p.opts); err != nil {
+			return nil, err
+		}
+		// A cursor, when there is one, says which page this is; the page
+		// number then stays as the caller gave it.
+		page, cursor = max(p.opts.Page, 1), p.opts.Cursor
+		if cursor != "" {
+			page = 0
+		}
 	}
-	req, err := newListRequest(ctx, c, path, &p.opts)
-	if err != nil {
-		return nil, err
-	}
-	p.seenURL[req.URL.String()] = true
-	p.seenPage[max(p.opts.Page, 1)] = true
-	if p.opts.Cursor != "" {
-		p.seenCursor[p.opts.Cursor] = true
+	if p.loop.repeats(req.URL.String(), page, cursor) {
+		return nil, fmt.Errorf("%w: %s %s: the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping",
+			ErrUnexpectedResponse, req.Method, redactedURL(req))
 	}
 	return req, nil
 }
 
 // advance moves to the next page resp announces and reports whether there
 // is one.
-func (p *pager) advance(resp *Response) (bool, error) {
-	repeated := func(what string) (bool, error) {
-		return false, fmt.Errorf("seoapi: %s %s: the next page repeats %s already fetched; stopping instead of looping", resp.Request.Method, redactedURL(resp.Request), what)
-	}
+func (p *pager) advance(resp *Response) bool {
 	switch {
 	case resp.NextURL != "":
-		if p.seenURL[resp.NextURL] || (resp.NextCursor != "" && p.seenCursor[resp.NextCursor]) || (resp.NextPage != 0 && p.seenPage[resp.NextPage]) {
-			return repeated("URL " + resp.NextURL)
-		}
-		p.nextURL = resp.NextURL
-		if resp.NextCursor != "" {
-			p.seenCursor[resp.NextCursor] = true
-		}
-		if resp.NextPage != 0 {
-			p.seenPage[resp.NextPage] = true
-		}
+		p.nextURL, p.nextPage, p.nextCursor = resp.NextURL, resp.NextPage, resp.NextCursor
 	case resp.NextCursor != "":
-		if p.seenCursor[resp.NextCursor] {
-			return repeated("cursor " + strconv.Quote(resp.NextCursor))
-		}
 		p.nextURL, p.opts.Cursor = "", resp.NextCursor
 	case resp.NextPage != 0:
-		if p.seenPage[resp.NextPage] {
-			return repeated("page " + strconv.Itoa(resp.NextPage))
-		}
 		p.nextURL, p.opts.Page = "", resp.NextPage
 	default:
-		return false, nil
+		return false
 	}
-	return true, nil
+	return true
+}
+
+// recentIDs is how many page identifiers (URL, page number, cursor; up to
+// three a page) loopGuard keeps exactly: at least the last 32 pages.
+const recentIDs = 96
+
+// loopGuard stops an iteration whose server keeps announcing pages already
+// fetched, in constant memory, however many pages a list has:
+//
+//   - A next page whose URL, page number or cursor is that of one of the
+//     last 32 pages or more is refused before it is sent: a loop of up to
+//     32 pages yields no item twice. These are the loops seen in practice
+//     (a server ignoring the page parameter, a cursor that never moves).
+//   - A longer loop, where the next-page links cycle through λ pages after
+//     μ others, is refused before 2·max(μ+2, λ) + λ pages are fetched:
+//     Brent's cycle detection keeps one remembered URL and moves it to the
+//     latest page whenever the count since the last move reaches a power of
+//     two, so the remembered page ends up inside the cycle with a stride at
+//     least as long as it.
+//
+// Pages are remembered as 64-bit hashes with a seed of their own: the
+// chance that two different pages of a million-page list are taken for
+// one another is about 10⁻¹¹. The guard takes under a kilobyte.
+type loopGuard struct {
+	seed   maphash.Seed
+	recent [recentIDs]uint64 // ring of identifier hashes
+	n      int               // identifiers recorded
+
+	tortoise uint64 // Brent: the remembered URL
+	power    int    // the stride before the tortoise moves
+	steps    int    // pages since it last moved
+}
+
+func (g *loopGuard) init() {
+	g.seed = maphash.MakeSeed()
+	g.power = 1
+}
+
+// repeats reports whether the page identified by url, page (0: none) and
+// cursor ("": none) repeats one already fetched, and records it when not.
+func (g *loopGuard) repeats(url string, page int, cursor string) bool {
+	ids := [3]uint64{g.hash('u', url)}
+	n := 1
+	if page > 0 {
+		var buf [20]byte
+		ids[n] = g.hash('p', string(strconv.AppendInt(buf[:0], int64(page), 10)))
+		n++
+	}
+	if cursor != "" {
+		ids[n] = g.hash('c', cursor)
+		n++
+	}
+	if g.n > 0 && ids[0] == g.tortoise {
+		return true
+	}
+	for _, id := range ids[:n] {
+		if g.seen(id) {
+			return true
+		}
+	}
+	for _, id := range ids[:n] {
+		g.recent[g.n%recentIDs] = id
+		g.n++
+	}
+	g.brent(ids[0])
+	return false
+}
+
+// seen reports whether id is among the recent identifiers.
+func (g *loopGuard) seen(id uint64) bool {
+	for _, r := range g.recent[:min(g.n, recentIDs)] {
+		if r == id {
+			return true
+		}
+	}
+	return false
+}
+
+// brent moves the tortoise to url when the stride is complete, and
+// doubles the stride: the tortoise sits on pages 0, 2, 6, 14, ... (2^k-2)
+// and is compared with the 2^k pages after it.
+func (g *loopGuard) brent(url uint64) {
+	g.steps++
+	if g.steps >= g.power {
+		g.tortoise, g.power, g.steps = url, g.power*2, 0
+	}
+}
+
+// hash is the hash of one identifier of a kind (URL, page, cursor).
+func (g *loopGuard) hash(kind byte, s string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(g.seed)
+	h.WriteByte(kind)
+	h.WriteString(s)
+	return h.Sum64()
 }

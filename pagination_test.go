@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -138,26 +139,30 @@ func collect[T any](seq func(func(*T, error) bool)) (items []*T, errs []error) {
 func TestAllStopsOnRepeatedPages(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name   string
-		answer func(n int, r *http.Request, w http.ResponseWriter)
+		name     string
+		answer   func(n int, r *http.Request, w http.ResponseWriter)
+		requests int // sent before the repeat was seen
 	}{
-		{"Link to the same URL", func(n int, r *http.Request, w http.ResponseWriter) {
+		{"Link back to the first page", func(n int, r *http.Request, w http.ResponseWriter) {
 			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=1>; rel="next"`, r.Host))
 			fmt.Fprintf(w, `[{"id":"w%d"}]`, n)
-		}},
+		}, 1},
 		{"Link server ignoring page", func(n int, r *http.Request, w http.ResponseWriter) {
 			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=2>; rel="next"`, r.Host))
 			fmt.Fprintf(w, `[{"id":"w%d"}]`, n)
-		}},
+		}, 2},
 		{"cursor repeats", func(n int, _ *http.Request, w http.ResponseWriter) {
 			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"next_cursor":"same","has_more":true}`, n)
-		}},
+		}, 2},
 		{"page counter ignoring page", func(n int, _ *http.Request, w http.ResponseWriter) {
 			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"meta":{"page":1,"total_pages":5}}`, n)
-		}},
+		}, 2},
 		{"next link in the body repeats", func(n int, r *http.Request, w http.ResponseWriter) {
 			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"links":{"next":"http://%s/api/workspaces?after=x"}}`, n, r.Host)
-		}},
+		}, 2},
+		{"cursors cycling through 30", func(n int, _ *http.Request, w http.ResponseWriter) {
+			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"next_cursor":"c%d","has_more":true}`, n, n%30)
+		}, 31}, // the first page, then c1 to c29 and c0
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,11 +170,59 @@ func TestAllStopsOnRepeatedPages(t *testing.T) {
 			rec := pagedServer(t, tt.answer)
 			items, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
 			require.Len(t, errs, 1)
+			assert.ErrorIs(t, errs[0], seoapi.ErrUnexpectedResponse)
 			assert.Contains(t, errs[0].Error(), "repeats")
-			assert.NotEmpty(t, items)
-			assert.LessOrEqual(t, len(rec.requests()), 3, "stopped instead of looping")
+			assert.Len(t, items, tt.requests, "no page fetched twice")
+			assert.Len(t, rec.requests(), tt.requests, "stopped before fetching a page again")
 		})
 	}
+}
+
+// TestAllStopsOnLongLoops drives servers whose next-page links enter a
+// cycle of cycle pages after lead others, longer than the pages the guard
+// remembers exactly: the iteration still ends, within the bound of
+// Brent's cycle detection.
+func TestAllStopsOnLongLoops(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ lead, cycle int }{{0, 100}, {10, 100}, {300, 40}, {5, 33}, {1000, 257}}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d then a cycle of %d", tt.lead, tt.cycle), func(t *testing.T) {
+			t.Parallel()
+			rec := pagedServer(t, func(_ int, r *http.Request, w http.ResponseWriter) {
+				page, _ := strconv.Atoi(r.URL.Query().Get("p"))
+				next := page + 1
+				if next == tt.lead+tt.cycle {
+					next = tt.lead
+				}
+				w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?p=%d>; rel="next"`, r.Host, next))
+				fmt.Fprintf(w, `[{"id":"w%d"}]`, page)
+			})
+			_, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
+			require.Len(t, errs, 1)
+			assert.ErrorIs(t, errs[0], seoapi.ErrUnexpectedResponse)
+			sent := len(rec.requests())
+			assert.Less(t, sent, 2*max(tt.lead+2, tt.cycle)+tt.cycle, "within Brent's bound")
+			assert.Greater(t, sent, tt.lead+tt.cycle-1, "every page of the cycle was fetched once")
+		})
+	}
+}
+
+func TestAllFollowsThousandsOfPages(t *testing.T) {
+	t.Parallel()
+	// Distinct cursors that recur in their hashes' low bits and page
+	// numbers that are never sent: nothing is taken for a repeat.
+	const pages = 3000
+	rec := pagedServer(t, func(n int, _ *http.Request, w http.ResponseWriter) {
+		if n == pages {
+			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"has_more":false}`, n)
+			return
+		}
+		fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"next_cursor":"cursor-%d","has_more":true}`, n, n)
+	})
+	items, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
+	assert.Empty(t, errs)
+	require.Len(t, items, pages)
+	assert.Equal(t, "w3000", items[pages-1].ID)
 }
 
 func TestAllEndsOnEmptyPage(t *testing.T) {
@@ -356,4 +409,87 @@ func TestAllUsesLimiterAndRetries(t *testing.T) {
 	assert.Empty(t, errs)
 	assert.Len(t, items, 3)
 	assert.EqualValues(t, 4, lim.n.Load(), "3 pages plus one retry, each through the limiter")
+}
+
+// BenchmarkAllMemory reports the live heap while All iterates over lists
+// of 10 000, 100 000 and 1 000 000 items (goal: the same for all three:
+// the iteration keeps nothing per page). The live heap is measured after a
+// forced GC at the last item, less the live heap before the iteration
+// began: what the iteration holds, its current page included. Pages of
+// 1000 items keep the million affordable in a smoke run (-benchtime 1x).
+//
+//	go test -run '^$' -bench AllMemory -benchtime 1x
+func BenchmarkAllMemory(b *testing.B) {
+	const pageSize = 1000
+	for _, total := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(strconv.Itoa(total), func(b *testing.B) {
+			srv := httptest.NewServer(generatedPages(total, pageSize))
+			defer srv.Close()
+			c, err := seoapi.NewClient(srv.URL, testKey, seoapi.WithoutRateLimit())
+			if err != nil {
+				b.Fatal(err)
+			}
+			var live uint64
+			for b.Loop() {
+				live = iterateMeasuringHeap(b, c, total, pageSize)
+			}
+			b.ReportMetric(float64(live), "live-B")
+		})
+	}
+}
+
+// iterateMeasuringHeap runs All over the whole list and returns the live
+// heap it holds at the last item.
+func iterateMeasuringHeap(b *testing.B, c *seoapi.Client, total, pageSize int) uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	before := ms.HeapAlloc
+	var live uint64
+	n := 0
+	for ws, err := range c.Workspaces.All(context.Background(), &seoapi.ListOptions{PerPage: pageSize}) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		n++
+		if n == total {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			live = ms.HeapAlloc - min(before, ms.HeapAlloc)
+			runtime.KeepAlive(ws)
+		}
+	}
+	if n != total {
+		b.Fatalf("iterated %d items of %d", n, total)
+	}
+	return live
+}
+
+// generatedPages answers GET /api/workspaces?page=N&per_page=M with the
+// N-th page of a list of total workspaces, made up on the fly, and a Link
+// to the next page.
+func generatedPages(total, pageSize int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		page = max(page, 1)
+		first := (page - 1) * pageSize
+		last := min(first+pageSize, total)
+		if last < total {
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=%d&per_page=%d>; rel="next"`, r.Host, page+1, pageSize))
+		}
+		w.Header().Set("Content-Type", "application/json")
+		buf := make([]byte, 0, 48*pageSize)
+		buf = append(buf, '[')
+		for i := first; i < last; i++ {
+			if i > first {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `{"id":"ws_`...)
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			buf = append(buf, `","name":"Workspace `...)
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			buf = append(buf, `"}`...)
+		}
+		w.Write(append(buf, ']'))
+	})
 }

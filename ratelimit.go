@@ -600,12 +600,6 @@ func (w *window) undo(s slot) {
 	w.next = s.idx
 }
 
-// checkWait refuses a wait longer than maxWait (the client's WithMaxWait)
-// or one that would end after ctx's deadline.
-func checkWait(ctx context.Context, d, maxWait time.Duration, now time.Time, what string) error {
-	return effectiveMaxWait(maxWait, 0, "").check(ctx, d, now, what)
-}
-
 // sleep waits for d or until ctx ends, whichever is first.
 func sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
