@@ -76,8 +76,8 @@
 // refused when the last second, or the last hour, already holds as many
 // admitted requests as the limit. A refused request is answered 429 with
 // Retry-After (whole seconds until a request would be admitted) and does
-// not count. While the hourly limit is on, every authenticated answer
-// carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
+// not count. While the hourly limit is on, every answer to a key with API
+// access carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
 // (seconds until the oldest admitted request leaves the hour). A new Server
 // enforces PublishedLimits (10 000 an hour, 50 a second); SetLimits
 // changes them, and the zero Limits turns them off. Authentication comes
