@@ -161,7 +161,14 @@ type APIKeyCreateRequest struct {
 
 // MarshalJSON encodes the request as {"name": ...} merged with Extra.
 func (r APIKeyCreateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(r.Extra, stringField("name", r.Name))
+	return marshalRequest(nil, r.Extra, stringField("name", r.Name))
+}
+
+func (r *APIKeyCreateRequest) appendJSON(dst []byte) ([]byte, error) {
+	if r == nil {
+		return append(dst, "null"...), nil
+	}
+	return marshalRequest(dst, r.Extra, stringField("name", r.Name))
 }
 
 // APIKeysService handles the API keys of a workspace.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -58,4 +59,113 @@ func BenchmarkDecodeProjects(b *testing.B) {
 			}
 		})
 	}
+}
+
+// oldRequestJSON is the map-based encoding marshalRequest replaced: its
+// decoded result is the contract.
+func oldRequestJSON(t testing.TB, extra map[string]any, fields ...requestField) map[string]any {
+	m := map[string]any{}
+	for k, v := range extra {
+		m[k] = v
+	}
+	for _, f := range fields {
+		if f.set {
+			m[f.key] = f.value
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestMarshalRequest(t *testing.T) {
+	t.Parallel()
+	name := "Shop"
+	tests := []struct {
+		name string
+		req  any
+		want string
+	}{
+		{"typed fields", ProjectCreateRequest{Name: "Shop", Domain: "shop.example"}, `{"name":"Shop","domain":"shop.example"}`},
+		{"empty fields left out", ProjectCreateRequest{Name: "Shop"}, `{"name":"Shop"}`},
+		{"nothing set", ProjectUpdateRequest{}, `{}`},
+		{"set typed field wins over Extra", ProjectUpdateRequest{Name: &name, Extra: map[string]any{"name": "other", "locale": "de"}}, `{"name":"Shop","locale":"de"}`},
+		{"unset typed field leaves Extra", ProjectCreateRequest{Extra: map[string]any{"name": "", "b": 1, "a": []int{2}}}, `{"a":[2],"b":1,"name":""}`},
+		{"escaping as encoding/json", WorkspaceCreateRequest{Name: "q\"\\\n\t\x01<a&b>\u2028\xff é"}, `{"name":"q\"\\\n\t\u0001\u003ca\u0026b\u003e\u2028\ufffd é"}`},
+		{"escaped Extra key", MemberAddRequest{Email: "a@b", Extra: map[string]any{"x\"y": true}}, `{"email":"a@b","x\"y":true}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			viaJSON, err := json.Marshal(tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			direct, err := encodeBody(ptrTo(tt.req))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(direct) != tt.want || string(viaJSON) != tt.want {
+				t.Fatalf("direct %s, via encoding/json %s, want %s", direct, viaJSON, tt.want)
+			}
+		})
+	}
+}
+
+// ptrTo returns a pointer to the request value, as services pass them.
+func ptrTo(req any) any {
+	switch r := req.(type) {
+	case ProjectCreateRequest:
+		return &r
+	case ProjectUpdateRequest:
+		return &r
+	case WorkspaceCreateRequest:
+		return &r
+	case MemberAddRequest:
+		return &r
+	case APIKeyCreateRequest:
+		return &r
+	}
+	return req
+}
+
+func TestMarshalRequestErrorsAndNil(t *testing.T) {
+	t.Parallel()
+	_, err := encodeBody(&APIKeyCreateRequest{Name: "k", Extra: map[string]any{"bad": make(chan int)}})
+	if err == nil || !strings.Contains(err.Error(), `Extra["bad"]`) {
+		t.Fatalf("err = %v", err)
+	}
+	var nilReq *ProjectCreateRequest
+	b, err := encodeBody(nilReq)
+	if err != nil || string(b) != "null" {
+		t.Fatalf("%s %v", b, err)
+	}
+}
+
+func FuzzRequestEncoding(f *testing.F) {
+	f.Add("Shop", "shop.example", "name", "x")
+	f.Add("q\"\\\n<&>\u2028", "\xff\xfe", "domain", "")
+	f.Add("", "", "", "\x00")
+	f.Fuzz(func(t *testing.T, name, domain, extraKey, extraVal string) {
+		extra := map[string]any{extraKey: extraVal}
+		fields := []requestField{stringField("name", name), stringField("domain", domain)}
+		b, err := marshalRequest(nil, extra, fields...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got map[string]any
+		if err := json.Unmarshal(b, &got); err != nil {
+			t.Fatalf("invalid JSON %q: %v", b, err)
+		}
+		want := oldRequestJSON(t, extra, fields...)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	})
 }

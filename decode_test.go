@@ -1,8 +1,12 @@
 package seoapi_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -193,4 +197,115 @@ func TestResourcesUnmarshalWithEncodingJSON(t *testing.T) {
 	assert.Equal(t, "1", ws[0].ID)
 	assert.Equal(t, "a", ws[0].Name)
 	assert.Equal(t, `{"id":1,"Name":"a","created_at":0}`, string(ws[0].Raw()))
+}
+
+// createdKeyJSON is a created key as a server might send it: the secret
+// in token, letters JSON may escape, and an unknown field that only Raw
+// holds.
+const (
+	createdSecret  = "sk_live_S3CRET/+x"
+	createdKeyJSON = `{"id":"k1","name":"ci","token":"sk_live_S3CRET\/+x","note":"RAW_ONLY_MARKER","createdAt":1700000000123}`
+)
+
+// secretOutputs renders v every way a user might print, log or encode it.
+func secretOutputs(t *testing.T, v any) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, verb := range []string{"%v", "%+v", "%s", "%#v", "%q", "%x"} {
+		out[verb] = fmt.Sprintf(verb, v)
+	}
+	for name, newHandler := range map[string]func(io.Writer) slog.Handler{
+		"slog text": func(w io.Writer) slog.Handler {
+			return slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})
+		},
+		"slog JSON": func(w io.Writer) slog.Handler {
+			return slog.NewJSONHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})
+		},
+	} {
+		var buf bytes.Buffer
+		slog.New(newHandler(&buf)).Debug("created", "value", v)
+		out[name] = buf.String()
+	}
+	b, err := json.Marshal(v)
+	require.NoError(t, err)
+	out["encoding/json"] = string(b)
+	return out
+}
+
+func TestCreatedSecretNeverPrinted(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(201, createdKeyJSON))
+	key, _, err := newClient(t, rec.srv.URL).APIKeys.Create(context.Background(), "ws", &seoapi.APIKeyCreateRequest{Name: "ci"})
+	require.NoError(t, err)
+	require.Equal(t, createdSecret, string(key.Key), "the secret is still there for whoever asks")
+	require.Equal(t, createdKeyJSON, string(key.Raw()), "Raw is the exact JSON")
+
+	type holder struct {
+		Key  *seoapi.APIKey
+		Keys []*seoapi.APIKey
+		Val  seoapi.APIKey
+	}
+	values := map[string]any{
+		"APIKey": *key, "*APIKey": key, "[]*APIKey": []*seoapi.APIKey{key},
+		"[]APIKey": []seoapi.APIKey{*key}, "struct": holder{Key: key, Keys: []*seoapi.APIKey{key}, Val: *key},
+	}
+	for name, v := range values {
+		for how, text := range secretOutputs(t, v) {
+			for _, leak := range []string{createdSecret, "S3CRET", "RAW_ONLY_MARKER"} {
+				assert.NotContains(t, text, leak, "%s printed with %s", name, how)
+			}
+		}
+	}
+	out := secretOutputs(t, key)
+	assert.Contains(t, out["%+v"], "Key:[REDACTED]")
+	assert.Contains(t, out["%#v"], `seoapi.APIKey{ID:"k1"`)
+	assert.Contains(t, out["slog JSON"], `"key":"[REDACTED]"`)
+	assert.Contains(t, out["slog text"], "value.key=[REDACTED]")
+	assert.JSONEq(t, `{"id":"k1","name":"ci","key":"[REDACTED]","createdAt":"2023-11-14T22:13:20.123Z"}`, out["encoding/json"])
+}
+
+func TestAPIKeyJSONRoundTripCarriesNoSecret(t *testing.T) {
+	t.Parallel()
+	var k seoapi.APIKey
+	require.NoError(t, json.Unmarshal([]byte(createdKeyJSON), &k))
+	b, err := json.Marshal(k)
+	require.NoError(t, err)
+	var back seoapi.APIKey
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.Empty(t, back.Key, "a redacted placeholder is not read back as a secret")
+	assert.Equal(t, "k1", back.ID)
+}
+
+func TestRawNeverPrintedByFmt(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[{"id":"p1","note":"RAW_ONLY_MARKER"}]`))
+	list, _, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		assert.NotContains(t, fmt.Sprintf(verb, list[0]), "RAW_ONLY_MARKER", verb)
+		assert.NotContains(t, fmt.Sprintf(verb, *list[0]), "RAW_ONLY_MARKER", verb)
+	}
+	assert.Equal(t, `{"id":"p1","note":"RAW_ONLY_MARKER"}`, string(list[0].Raw()))
+}
+
+func TestRawOfListItemsIsCapped(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[{"id":"a"},{"id":"b"}]`))
+	list, _, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	_ = append(list[0].Raw(), "XXXXXXXX"...)
+	assert.Equal(t, `{"id":"b"}`, string(list[1].Raw()), "appending to one item's Raw must not write over the next")
+	assert.Equal(t, `{"id":"a"}`, string(list[0].Raw()))
+}
+
+func TestExactNumericTimes(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[{"id":"a","createdAt":1700000000123,"updatedAt":1700000000.123456789}]`))
+	list, _, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "2023-11-14T22:13:20.123Z", list[0].CreatedAt.Format(time.RFC3339Nano))
+	assert.Equal(t, "2023-11-14T22:13:20.123456789Z", list[0].UpdatedAt.Format(time.RFC3339Nano))
 }

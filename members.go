@@ -61,7 +61,14 @@ type MemberAddRequest struct {
 // MarshalJSON encodes the request as {"email", "role"} merged with Extra;
 // empty fields are left out.
 func (r MemberAddRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(r.Extra, stringField("email", r.Email), stringField("role", r.Role))
+	return marshalRequest(nil, r.Extra, stringField("email", r.Email), stringField("role", r.Role))
+}
+
+func (r *MemberAddRequest) appendJSON(dst []byte) ([]byte, error) {
+	if r == nil {
+		return append(dst, "null"...), nil
+	}
+	return marshalRequest(dst, r.Extra, stringField("email", r.Email), stringField("role", r.Role))
 }
 
 // MembersService handles the members of a workspace.

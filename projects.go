@@ -64,7 +64,14 @@ type ProjectCreateRequest struct {
 // MarshalJSON encodes the request as {"name", "domain"} merged with Extra;
 // empty fields are left out.
 func (r ProjectCreateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(r.Extra, stringField("name", r.Name), stringField("domain", r.Domain))
+	return marshalRequest(nil, r.Extra, stringField("name", r.Name), stringField("domain", r.Domain))
+}
+
+func (r *ProjectCreateRequest) appendJSON(dst []byte) ([]byte, error) {
+	if r == nil {
+		return append(dst, "null"...), nil
+	}
+	return marshalRequest(dst, r.Extra, stringField("name", r.Name), stringField("domain", r.Domain))
 }
 
 // ProjectUpdateRequest is the body of ProjectsService.Update. Only the
@@ -79,7 +86,14 @@ type ProjectUpdateRequest struct {
 
 // MarshalJSON encodes the fields that are set, merged with Extra.
 func (r ProjectUpdateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(r.Extra, optionalField("name", r.Name), optionalField("domain", r.Domain))
+	return marshalRequest(nil, r.Extra, optionalField("name", r.Name), optionalField("domain", r.Domain))
+}
+
+func (r *ProjectUpdateRequest) appendJSON(dst []byte) ([]byte, error) {
+	if r == nil {
+		return append(dst, "null"...), nil
+	}
+	return marshalRequest(dst, r.Extra, optionalField("name", r.Name), optionalField("domain", r.Domain))
 }
 
 // ProjectsService handles the projects of a workspace.

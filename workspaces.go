@@ -58,7 +58,14 @@ type WorkspaceCreateRequest struct {
 
 // MarshalJSON encodes the request as {"name": ...} merged with Extra.
 func (r WorkspaceCreateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(r.Extra, stringField("name", r.Name))
+	return marshalRequest(nil, r.Extra, stringField("name", r.Name))
+}
+
+func (r *WorkspaceCreateRequest) appendJSON(dst []byte) ([]byte, error) {
+	if r == nil {
+		return append(dst, "null"...), nil
+	}
+	return marshalRequest(dst, r.Extra, stringField("name", r.Name))
 }
 
 // WorkspacesService handles GET and POST /api/workspaces.

@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,63 @@ func TestListAndObject(t *testing.T) {
 	assert.Equal(t, `{"id":1}`, string(Single(Value(`{"workspace":{"id":1}}`), "workspace")))
 	assert.Equal(t, `{"id":2,"data":{"id":1}}`, string(Single(Value(`{"id":2,"data":{"id":1}}`))))
 	assert.Equal(t, `{"ok":true}`, string(Single(Value(`{"ok":true}`))))
+}
+
+func TestTimeExact(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		`1700000000123`:         "2023-11-14T22:13:20.123Z",
+		`1700000000`:            "2023-11-14T22:13:20Z",
+		`1700000000.123456789`:  "2023-11-14T22:13:20.123456789Z",
+		`1700000000.1234567895`: "2023-11-14T22:13:20.12345679Z",
+		`1.700000000123e12`:     "2023-11-14T22:13:20.123Z",
+		`17000000001234e-1`:     "2023-11-14T22:13:20.123400Z",
+		`-1.5`:                  "1969-12-31T23:59:58.5Z",
+		`0`:                     "1970-01-01T00:00:00Z",
+		`0.000000001`:           "1970-01-01T00:00:00.000000001Z",
+		`99999999999`:           "5138-11-16T09:46:39Z",
+		`100000000000`:          "1973-03-03T09:46:40Z",
+		`1700000000123.5`:       "2023-11-14T22:13:20.1235Z",
+	}
+	for in, want := range tests {
+		got, ok := Value(in).Time()
+		assert.True(t, ok, in)
+		w, err := time.Parse(time.RFC3339Nano, want)
+		assert.NoError(t, err)
+		assert.True(t, w.Equal(got), "%s: got %s, want %s", in, got.Format(time.RFC3339Nano), want)
+	}
+	for _, in := range []string{`1e16`, `10000000000000000`, `1.`, `01`, `1e`, `--1`, `1e99999999999999999999`} {
+		_, ok := Value(in).Time()
+		assert.False(t, ok, in)
+	}
+}
+
+func TestValidAgreesWithEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{
+		`{}`, `[]`, ` {"a":[1,2,{"b":null}],"c":"\u00e9\n"} `, `"x"`, `-0.5e+3`, `true`, `null`,
+		`{"a":1,}`, `[1,]`, `{"a" 1}`, `[1 2]`, `01`, `1.`, `.5`, `-`, `"\x"`, "\"\x01\"", `"\u12"`, `{"a":1}}`,
+		`[`, `{`, `{"a"`, `{"a":`, `tru`, `nulll`, ``, ` `, `[}`, `{]`, `{"a":1]`, `[{"a":[}]}]`,
+		strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth),
+		strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1),
+		"\"\xff\"",
+	} {
+		assert.Equal(t, json.Valid([]byte(in)), Valid([]byte(in)), "%.40q", in)
+	}
+}
+
+func FuzzValid(f *testing.F) {
+	for _, seed := range []string{`{"a":[1,{"b":"c\n"}]}`, `[1,2`, `"\u00e9"`, `-1.5e-3`, `{"a":1,}`, `[[[]]]`, "\"\x1f\""} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if got, want := Valid(data), json.Valid(data); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", data, got, want)
+		}
+		r := NewReader(data)
+		r.Value()
+		if r.Done() != json.Valid(data) {
+			t.Fatalf("Reader on %q: done %v", data, r.Done())
+		}
+	})
 }
