@@ -97,13 +97,15 @@ type Event struct {
 	// Start is when the call, the attempt or the wait began.
 	Start time.Time
 	// Duration is how long the call, the attempt or the wait took, for
-	// EventLimiterWait, EventAttemptEnd and EventCallEnd.
+	// EventLimiterWait (the time actually waited), EventAttemptEnd and
+	// EventCallEnd.
 	Duration time.Duration
 
 	// StatusCode is the response's status at EventAttemptEnd and
 	// EventCallEnd; 0 when there was no response.
 	StatusCode int
-	// Err is the error the attempt or the call ended with, if any.
+	// Err is the error the attempt or the call ended with, if any; at
+	// EventLimiterWait, the context's error when it cut the wait short.
 	Err error
 	// ErrorType names Err's kind for aggregation, such as "not_found" or
 	// "connection" (see ErrorType); empty on success.
@@ -230,6 +232,7 @@ func (o *observation) reportWaits(waits *waitRecords) {
 	for _, w := range waits.all() {
 		e := o.base
 		e.Type, e.Attempt, e.Start, e.Duration, e.Level = EventLimiterWait, o.attempt, w.start, w.d, w.level
+		e.Err, e.ErrorType = w.err, ErrorType(w.err)
 		o.notify(o.attemptCtx, e)
 	}
 }

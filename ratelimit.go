@@ -240,6 +240,7 @@ type waitRecord struct {
 	level WaitLevel
 	start time.Time
 	d     time.Duration
+	err   error // the context's error when it cut the wait short
 }
 
 // waitRecords are the waits one request made, at most one per level: the
@@ -250,11 +251,11 @@ type waitRecords struct {
 	w [3]waitRecord
 }
 
-func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration) {
+func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, err error) {
 	if r == nil || r.n == len(r.w) {
 		return
 	}
-	r.w[r.n] = waitRecord{level: level, start: start, d: d}
+	r.w[r.n] = waitRecord{level: level, start: start, d: d, err: err}
 	r.n++
 }
 
@@ -362,7 +363,7 @@ func sleepRecorded(ctx context.Context, d time.Duration, limit maxWaitLimit, lev
 		return err
 	}
 	err := sleep(ctx, d)
-	rec.add(level, start, now().Sub(start))
+	rec.add(level, start, now().Sub(start), err)
 	return err
 }
 
@@ -426,8 +427,15 @@ func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inn
 func waitExternal(ctx context.Context, l Limiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) error {
 	start := now()
 	err := l.Wait(contextWithMaxWait(ctx, maxWait))
-	if d := now().Sub(start); d >= minReportedWait {
-		rec.add(WaitLimiter, start, d)
+	// A wait the context cut short is reported whatever its length; a
+	// refusal, which waited for nothing, is not.
+	cut := err != nil && ctx.Err() != nil
+	if d := now().Sub(start); d >= minReportedWait || cut {
+		var cause error
+		if cut {
+			cause = ctx.Err()
+		}
+		rec.add(WaitLimiter, start, d, cause)
 	}
 	return err
 }
@@ -517,7 +525,7 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 		return nil
 	}
 	err := sleep(ctx, delay)
-	rec.add(level, start, l.now().Sub(start))
+	rec.add(level, start, l.now().Sub(start), err)
 	if err != nil {
 		l.giveBack(r)
 	}

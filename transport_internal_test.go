@@ -47,16 +47,16 @@ func TestStallTransportLetsASlowBodyThrough(t *testing.T) {
 	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(200)
-		// 12 pieces 50 ms apart: 600 ms in all, twice the stall
+		// 12 pieces 150 ms apart: 1.8 s in all, nearly twice the stall
 		// timeout, but never a stall.
 		for _, piece := range []string{`[`, `{"id"`, `:"1"}`, `,`, `{"id"`, `:"2"}`, `,`, `{"id"`, `:"3"`, `}`, ` `, `]`} {
 			w.Write([]byte(piece))
 			w.(http.Flusher).Flush()
-			time.Sleep(50 * time.Millisecond)
+			time.Sleep(150 * time.Millisecond)
 		}
 	}))
 	t.Cleanup(srv.Close)
-	c := stallClient(t, srv.URL, 300*time.Millisecond)
+	c := stallClient(t, srv.URL, time.Second)
 	list, _, err := c.Workspaces.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Len(t, list, 3)
