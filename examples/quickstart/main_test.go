@@ -53,11 +53,13 @@ func TestTourAgainstTheFake(t *testing.T) {
 		"client.ContentPlans.All(ctx, ws.ID, &seoapi.ListOptions{PerPage: 1})",
 		"2 requests, one per page.",
 		"-> 200 OK after 2 attempts",
-		"the fake refused 0.",
 	} {
 		assert.Contains(t, out, want)
 	}
-	assert.Regexp(t, regexp.MustCompile(`5 calls took [1-9][0-9.]*s: the client waited its turn`), out, "five calls at two a second take at least two seconds")
+	// Five calls at two a second take two seconds at least. Whether the
+	// fake refused one is not asserted: on a loaded machine a request can
+	// reach it late; the SDK then waits and sends it again.
+	assert.Regexp(t, regexp.MustCompile(`5 calls took ([2-9]|[1-9][0-9])(\.[0-9])?s: the client waited its turn`), out)
 	assert.NotContains(t, out, "sk_", "no secret is printed")
 }
 
