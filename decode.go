@@ -108,15 +108,16 @@ func decodeBody(body []byte, v any, resp *Response) error {
 }
 
 // decoder decodes resources from one body. It is allocated once per body:
-// the reader's key buffer and the pending strings live in it.
+// the reader's key buffer, the pending strings and the slice header that
+// raw JSON points at all live in it.
 type decoder struct {
 	r    jsonx.Reader
-	body *[]byte
+	data []byte
 	stringBatch
 }
 
 func newDecoder(body []byte) *decoder {
-	d := &decoder{body: &body}
+	d := &decoder{data: body}
 	d.r.Reset(body)
 	return d
 }
@@ -268,7 +269,7 @@ func decodeArray[T any, PT resourcePtr[T]](d *decoder) []*T {
 			continue
 		}
 		if len(chunk) == 0 {
-			n := estimateItems(len(*d.body)-d.r.Pos(), d.r.Pos()-first, len(list))
+			n := estimateItems(len(d.data)-d.r.Pos(), d.r.Pos()-first, len(list))
 			chunk = make([]T, n)
 			if cap(list)-len(list) < n {
 				list = append(make([]*T, 0, len(list)+n), list...)
@@ -303,6 +304,11 @@ func (d *decoder) decodeObject(res resource) {
 	isObject := d.r.Peek() == '{'
 	start := d.r.Pos()
 	if isObject {
+		if d.buf == nil {
+			// An object's strings are never longer than the object; most
+			// objects are short, and the buffer is reused for the next.
+			d.buf = make([]byte, 0, min(len(d.data)-start, 512))
+		}
 		for more := d.r.ObjectStart(); more; more = d.r.ObjectNext() {
 			key := d.r.Key()
 			val := d.r.Value()
@@ -315,7 +321,7 @@ func (d *decoder) decodeObject(res resource) {
 	} else {
 		d.r.Value()
 	}
-	*res.rawJSON() = rawJSON{body: d.body, start: start, end: d.r.Pos()}
+	*res.rawJSON() = rawJSON{body: &d.data, start: start, end: d.r.Pos()}
 }
 
 // unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
