@@ -354,3 +354,67 @@ func TestLogRecordsCarryTheAttemptSpan(t *testing.T) {
 		})
 	}
 }
+
+func TestClientDoRoutes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		method, path string
+		name         string         // of the call span
+		want         map[string]any // the call span's attributes besides server.*
+	}{
+		{
+			http.MethodGet, "api/workspaces/" + workspaceID + "/projects", route,
+			map[string]any{"http.request.method": "GET", "url.template": template, "seoapi.operation": "Projects.List"},
+		},
+		{
+			http.MethodGet, "api/reports/rep_42", "GET /{path}",
+			map[string]any{"http.request.method": "GET", "url.template": "/{path}", "seoapi.operation": "Client.Do"},
+		},
+		{
+			"PURGE", "api/workspaces/" + workspaceID + "/cache", "HTTP /{path}",
+			map[string]any{
+				"http.request.method": "_OTHER", "http.request.method_original": "PURGE",
+				"url.template": "/{path}", "seoapi.operation": "Client.Do",
+			},
+		},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			t.Parallel()
+			h, a := newHarness(t), newAPI(t)
+			c := h.client(t, a)
+			req, err := c.NewRequest(t.Context(), tc.method, tc.path, nil)
+			require.NoError(t, err)
+			_, err = c.Do(req, nil)
+			require.NoError(t, err)
+
+			spans := h.ended()
+			var call, attempt sdktrace.ReadOnlySpan
+			if tc.method == "PURGE" {
+				// Both spans are "HTTP /{path}": the method is no part of a name.
+				require.Len(t, spans, 1)
+				require.Len(t, spans[tc.name], 2)
+				call, attempt = spans[tc.name][0], spans[tc.name][1]
+				if call.Parent().SpanID() == attempt.SpanContext().SpanID() {
+					call, attempt = attempt, call
+				}
+			} else {
+				call, attempt = one(t, spans, tc.name), one(t, spans, "HTTP "+tc.name)
+			}
+			assert.Equal(t, []received{{tc.method, "/" + tc.path, traceparent(attempt)}}, a.received())
+			want := map[string]any{
+				"server.address": "127.0.0.1", "server.port": a.port(t),
+				"http.response.status_code": int64(200), "seoapi.attempts": int64(1),
+			}
+			for k, v := range tc.want {
+				want[k] = v
+			}
+			assert.Equal(t, want, attrs(call))
+			assert.Equal(t, tc.want["http.request.method_original"], attrs(attempt)["http.request.method_original"])
+			assert.Equal(t, call.SpanContext().SpanID(), attempt.Parent().SpanID())
+			for set := range h.metrics(t)["http.client.request.duration"] {
+				assert.NotContains(t, set, "method_original", "a metric never names a method outside the standard")
+			}
+			assertNoIDs(t, h, workspaceID, "rep_42", "cache")
+		})
+	}
+}

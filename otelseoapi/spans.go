@@ -46,7 +46,7 @@ func (o *observer) callStart(ctx context.Context, e *seoapi.Event) context.Conte
 	ctx, span := o.tracer.Start(ctx, spanName(e),
 		trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithTimestamp(startOf(e)),
-		trace.WithAttributes(requestAttrs(e, keyOperation.String(e.Operation))...))
+		trace.WithAttributes(spanAttrs(e, keyOperation.String(e.Operation))...))
 	return context.WithValue(ctx, callKey{o}, span)
 }
 
@@ -58,11 +58,11 @@ func (o *observer) attemptStart(ctx context.Context, e *seoapi.Event) context.Co
 	if call, ok := ctx.Value(callKey{o}).(trace.Span); ok {
 		parent = trace.ContextWithSpan(ctx, call)
 	}
-	attrs := requestAttrs(e)
+	attrs := spanAttrs(e)
 	if e.Attempt > 1 {
 		attrs = append(attrs, semconv.HTTPRequestResendCount(e.Attempt-1))
 	}
-	ctx, span := o.tracer.Start(parent, attemptPrefix+spanName(e),
+	ctx, span := o.tracer.Start(parent, attemptName(e),
 		trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithTimestamp(startOf(e)),
 		trace.WithAttributes(attrs...))
@@ -146,6 +146,17 @@ func requestAttrs(e *seoapi.Event, extra ...attribute.KeyValue) []attribute.KeyV
 	return append(attrs, extra...)
 }
 
+// spanAttrs are requestAttrs and, for a method outside the HTTP standard,
+// http.request.method_original: a span may name it, a metric may not, to
+// stay bounded.
+func spanAttrs(e *seoapi.Event, extra ...attribute.KeyValue) []attribute.KeyValue {
+	attrs := requestAttrs(e, extra...)
+	if method(e.Method).Value.AsString() == otherMethod {
+		attrs = append(attrs, semconv.HTTPRequestMethodOriginal(e.Method))
+	}
+	return attrs
+}
+
 // spanName is "{method} {url.template}" as the HTTP conventions name
 // client spans, which is the route: "GET /api/workspaces/{id}/projects".
 // A method outside the HTTP standard becomes "HTTP", as they ask.
@@ -155,6 +166,16 @@ func spanName(e *seoapi.Event) string {
 		m = "HTTP"
 	}
 	return m + " " + urlTemplate(e.Route)
+}
+
+// attemptName is "HTTP " and the route: "HTTP GET /api/workspaces/{id}".
+// For a method outside the standard it is the call span's name, which
+// already starts with "HTTP".
+func attemptName(e *seoapi.Event) string {
+	if method(e.Method).Value.AsString() == otherMethod {
+		return spanName(e)
+	}
+	return attemptPrefix + spanName(e)
 }
 
 // urlTemplate is the path template of a route "GET /api/...".
