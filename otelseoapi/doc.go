@@ -27,6 +27,9 @@
 // seoapi.attempts on the call span, seoapi.retry.wait (seconds before the
 // next attempt) on an attempt that is retried, and seoapi.wait.level
 // ("per_second", "per_hour", "server" or "limiter") on a wait span. A
+// method outside the HTTP standard (possible with Client.Do) is "_OTHER",
+// with http.request.method_original on the spans only, and its spans are
+// named "HTTP" and the template, as the conventions ask. A
 // failed call, attempt or wait has status Error with its error.type as the
 // description.
 //

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/baggage"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -283,4 +285,23 @@ func TestObserverAttemptsNotSent(t *testing.T) {
 			assertNoIDs(t, h, "ws_7Hq2", "page=2", "example.com/api")
 		})
 	}
+}
+
+// TestObserverUsesTheGlobalPropagator sets the global propagator, so it
+// does not run in parallel; it leaves one that writes nothing, which the
+// observer treats as none set.
+func TestObserverUsesTheGlobalPropagator(t *testing.T) {
+	otel.SetTextMapPropagator(propagation.Baggage{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator()) })
+
+	h := newHarness(t)
+	member, err := baggage.NewMember("tenant", "acme")
+	require.NoError(t, err)
+	bag, err := baggage.New(member)
+	require.NoError(t, err)
+	ctx := h.observe(baggage.ContextWithBaggage(t.Context(), bag), listEvent(seoapi.EventCallStart, 0, t0, 0))
+	e := listEvent(seoapi.EventAttemptStart, 1, t0, 0)
+	e.Header = http.Header{}
+	h.observe(ctx, e)
+	assert.Equal(t, http.Header{"Baggage": {"tenant=acme"}}, e.Header, "the global propagator, not Trace Context")
 }
