@@ -125,9 +125,7 @@ func TestObserverRetriedCallWithWait(t *testing.T) {
 	assert.Equal(t, map[string]any{"seoapi.wait.level": "per_second"}, attrs(wait))
 
 	// Request durations leave the limiter wait out.
-	const (
-		failed = "error.type=server,http.request.method=GET,http.response.status_code=503,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{id}/projects"
-	)
+	const failed = "error.type=server,http.request.method=GET,http.response.status_code=503,server.address=api.example.com,server.port=443,url.template=/api/workspaces/{id}/projects"
 	m := h.metrics(t)
 	assertPoints(t, map[string]point{
 		failed: {Count: 1, Sum: 0.1},
