@@ -1,0 +1,390 @@
+package redislimit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/seoapi/seoapi-go"
+)
+
+// hourGuard lengthens the rolling hour, as the built-in limiter does: a
+// request counted against the hour just before our window opens arrives a
+// little after we sent it.
+const hourGuard = 2 * time.Second
+
+// secondGuard lengthens the rolling second for the same reason. It is the
+// core's own (unexported) guard on the built-in limiter's rolling second,
+// measured there: a slot opens secondGuard after the request it replaces
+// left a one-second window, so arrivals may bunch up by that much before a
+// strict server sees one too many, and the fleet keeps 1/1.015 of the rate.
+const secondGuard = 15 * time.Millisecond
+
+// maxHold is the longest hold the server's word can ask for, as in the
+// core: the longest published window and its guard.
+const maxHold = time.Hour + hourGuard
+
+// liftGrace is how old a hold must be before a response saying requests
+// remain may end it; a younger hold was most likely set after that
+// response's request had already gone out.
+const liftGrace = time.Second
+
+// probeEvery is how long after a failure Redis is left alone: calls in
+// the meantime go to the fallback, or fail, at once instead of each
+// waiting for a dial timeout.
+const probeEvery = time.Second
+
+// sideTimeout bounds the round trips that are not part of a Wait's own
+// work (giving a slot back, storing or lifting a hold), which run even
+// when the caller's context has ended.
+const sideTimeout = 2 * time.Second
+
+// maxNameLen bounds a budget's name.
+const maxNameLen = 64
+
+// Limiter is a seoapi.Limiter and seoapi.FeedbackLimiter whose budget is
+// kept in Redis and shared by every process using the same Redis and name.
+// It is safe for concurrent use and starts no goroutines.
+type Limiter struct {
+	rdb       redis.UniversalClient
+	name      string
+	keys      []string // window, hold
+	perHour   int
+	perSecond int
+	maxWait   time.Duration
+	fallback  seoapi.Limiter
+	logger    *slog.Logger
+
+	reserveScript *redis.Script
+	holdScript    *redis.Script
+	liftScript    *redis.Script
+
+	instance string        // member prefix, unique to this Limiter
+	seq      atomic.Uint64 // member counter
+	holdSeen atomic.Bool   // a hold may be in place, so a Lift is worth a round trip
+	health   health
+	local    localHold // the server's word, for a fallback that cannot keep it
+
+	liftGrace time.Duration // liftGrace; tests shorten it
+}
+
+// config is what the options set.
+type config struct {
+	perHour, perSecond int
+	maxWait            time.Duration
+	fallback           seoapi.Limiter
+	logger             *slog.Logger
+	errs               []error
+}
+
+// Option configures a Limiter.
+type Option func(*config)
+
+func (c *config) reject(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf("%w: redislimit: "+format, append([]any{seoapi.ErrInvalidArgument}, args...)...))
+}
+
+// WithLimits sets the budget: at most perHour requests in any rolling hour
+// and perSecond in any rolling second, across the fleet. The default is
+// the published 10 000 an hour and 50 a second. Every process sharing a
+// name must use the same limits.
+func WithLimits(perHour, perSecond int) Option {
+	return func(c *config) {
+		if perHour <= 0 || perSecond <= 0 {
+			c.reject("WithLimits(%d, %d): limits must be positive", perHour, perSecond)
+			return
+		}
+		c.perHour, c.perSecond = perHour, perSecond
+	}
+}
+
+// WithMaxWait sets the longest wait Wait accepts (default 60 s, as the
+// core's WithMaxWait); a longer one is refused at once with ErrRateLimited,
+// without reserving a slot. The calling Client's own WithMaxWait, when
+// smaller, applies too; 0 leaves the bound to each Client, as
+// seoapi.NewLimiter does (a refused slot is then reserved and given back:
+// one more round trip).
+func WithMaxWait(d time.Duration) Option {
+	return func(c *config) {
+		if d < 0 {
+			c.reject("WithMaxWait(%s): negative", d)
+			return
+		}
+		c.maxWait = d
+	}
+}
+
+// WithFallback sets the limiter used while Redis cannot be reached, for
+// example seoapi.NewLimiter with this process's share of the limits.
+// Without one, a Wait that cannot reach Redis fails.
+func WithFallback(l seoapi.Limiter) Option {
+	return func(c *config) {
+		if l == nil {
+			c.reject("WithFallback: nil Limiter")
+			return
+		}
+		c.fallback = l
+	}
+}
+
+// WithLogger sets where the Limiter says that Redis cannot be reached and
+// the fallback is in use (a Warn, once per outage) and that it is back (an
+// Info). The default is slog.Default(). Nothing else is logged.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l == nil {
+			c.reject("WithLogger: nil Logger")
+			return
+		}
+		c.logger = l
+	}
+}
+
+// New returns a Limiter shared by every process that uses the same Redis
+// and the same name. name identifies one budget (one API key) and must
+// never be the key itself (see the package documentation). New does not
+// contact Redis. Invalid arguments fail with seoapi.ErrInvalidArgument.
+func New(rdb redis.UniversalClient, name string, opts ...Option) (*Limiter, error) {
+	if rdb == nil {
+		return nil, fmt.Errorf("%w: redislimit.New: nil Redis client", seoapi.ErrInvalidArgument)
+	}
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	cfg := config{
+		perHour:   seoapi.DefaultRequestsPerHour,
+		perSecond: seoapi.DefaultRequestsPerSecond,
+		maxWait:   seoapi.DefaultMaxWait,
+		logger:    slog.Default(),
+	}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	if len(cfg.errs) > 0 {
+		return nil, cfg.errs[0]
+	}
+	instance, err := newInstanceID()
+	if err != nil {
+		return nil, err
+	}
+	prefix := "seoapi:{" + name + "}:"
+	return &Limiter{
+		rdb:           rdb,
+		name:          name,
+		keys:          []string{prefix + "w", prefix + "hold"},
+		perHour:       cfg.perHour,
+		perSecond:     cfg.perSecond,
+		maxWait:       cfg.maxWait,
+		fallback:      cfg.fallback,
+		logger:        cfg.logger,
+		reserveScript: redis.NewScript(reserveSource),
+		holdScript:    redis.NewScript(holdSource),
+		liftScript:    redis.NewScript(liftSource),
+		instance:      instance,
+		health:        health{probeEvery: probeEvery},
+		liftGrace:     liftGrace,
+	}, nil
+}
+
+func newInstanceID() (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("redislimit: random member prefix: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// Wait blocks until this process may send one request within the fleet's
+// budget. It fails at once with an *seoapi.APIError matching
+// seoapi.ErrRateLimited when the wait would exceed the max wait or the
+// context's deadline, with ctx's error when ctx ends, and with an
+// *UnavailableError when Redis cannot be reached and there is no fallback.
+func (l *Limiter) Wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !l.health.due(time.Now()) {
+		return l.withoutRedis(ctx, l.health.lastError())
+	}
+	member := l.instance + ":" + strconv.FormatUint(l.seq.Add(1), 36)
+	r, err := l.reserve(ctx, member)
+	if err != nil {
+		if ctx.Err() != nil {
+			// The script may have run before ctx ended; its slot is not ours.
+			l.giveBack(ctx, member)
+			return ctx.Err()
+		}
+		l.wentDown(err)
+		return l.withoutRedis(ctx, err)
+	}
+	l.cameBack()
+	l.holdSeen.Store(r.held)
+	err = seoapi.CheckWait(ctx, r.delay, l.maxWait, r.reason())
+	if err == nil && !r.reserved {
+		err = seoapi.RefuseWait(r.delay, fmt.Sprintf("%s: wait of %s exceeds the max wait of %s (redislimit.WithMaxWait)", r.reason(), r.delay, l.maxWait))
+	}
+	if err != nil {
+		if r.reserved {
+			l.giveBack(ctx, member)
+		}
+		return err
+	}
+	if err := sleep(ctx, r.delay); err != nil {
+		l.giveBack(ctx, member)
+		return err
+	}
+	return nil
+}
+
+// reservation is what the reserve script answered.
+type reservation struct {
+	delay    time.Duration
+	why      int64
+	held     bool
+	reserved bool
+}
+
+func (r reservation) reason() string {
+	switch r.why {
+	case reasonHold:
+		return "server rate limit (fleet hold)"
+	case reasonHour:
+		return "fleet hourly limit"
+	case reasonSecond:
+		return "fleet per-second limit"
+	}
+	return "fleet limit"
+}
+
+// reserve runs the reserve script: one round trip.
+func (l *Limiter) reserve(ctx context.Context, member string) (reservation, error) {
+	vals, err := l.reserveScript.Run(ctx, l.rdb, l.keys,
+		l.perHour, l.perSecond,
+		micros(time.Hour+hourGuard), micros(time.Second+secondGuard),
+		micros(l.acceptable(ctx)), member,
+	).Int64Slice()
+	if err != nil {
+		return reservation{}, err
+	}
+	if len(vals) != 4 {
+		return reservation{}, fmt.Errorf("redislimit: reserve script answered %d values, want 4", len(vals))
+	}
+	return reservation{
+		delay:    time.Duration(vals[0]) * time.Microsecond,
+		why:      vals[1],
+		held:     vals[2] == 1,
+		reserved: vals[3] == 1,
+	}, nil
+}
+
+// acceptable is the longest delay worth reserving a slot for: the max
+// wait (when 0, the longest a slot can be away), or less when ctx's
+// deadline comes sooner.
+func (l *Limiter) acceptable(ctx context.Context) time.Duration {
+	d := l.maxWait
+	if d == 0 {
+		d = 2 * maxHold
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		d = max(min(d, time.Until(deadline)), 0)
+	}
+	return d
+}
+
+func micros(d time.Duration) int64 { return d.Microseconds() }
+
+// giveBack removes a reserved slot that will not be used. It runs even
+// when ctx has ended; a failure leaves the slot taken, which only slows
+// the fleet down.
+func (l *Limiter) giveBack(ctx context.Context, member string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
+	defer cancel()
+	l.rdb.ZRem(ctx, l.keys[0], member)
+}
+
+// Feedback is told what a response said about the rate limit. A hold is
+// stored in Redis so that no process sharing the name sends before it
+// ends; a lift ends it, and costs a round trip only when this process has
+// seen a hold. A fallback that is a seoapi.FeedbackLimiter is told too, so
+// that it keeps the hold if Redis goes away.
+func (l *Limiter) Feedback(ctx context.Context, f seoapi.RateFeedback) {
+	if fb, ok := l.fallback.(seoapi.FeedbackLimiter); ok {
+		fb.Feedback(ctx, f)
+	} else if l.fallback != nil {
+		l.local.apply(f, time.Now(), l.liftGrace)
+	}
+	switch {
+	case f.Hold > 0:
+		l.storeHold(ctx, min(f.Hold, maxHold))
+	case f.Lift && l.holdSeen.Load():
+		l.lift(ctx)
+	}
+}
+
+func (l *Limiter) storeHold(ctx context.Context, d time.Duration) {
+	if !l.health.due(time.Now()) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
+	defer cancel()
+	if err := l.holdScript.Run(ctx, l.rdb, l.keys[1:], micros(d)).Err(); err != nil {
+		l.wentDown(err)
+		return
+	}
+	l.holdSeen.Store(true)
+}
+
+func (l *Limiter) lift(ctx context.Context) {
+	if !l.health.due(time.Now()) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
+	defer cancel()
+	still, err := l.liftScript.Run(ctx, l.rdb, l.keys[1:], micros(l.liftGrace)).Int64()
+	if err != nil {
+		l.wentDown(err)
+		return
+	}
+	l.holdSeen.Store(still == 1)
+}
+
+// sleep waits for d or until ctx ends, whichever is first.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// UnavailableError is the error of a Wait that could not reach Redis and
+// had no fallback. Nothing was sent. It matches seoapi.ErrConnection, and
+// the error from Redis stays reachable with errors.As and errors.Is.
+type UnavailableError struct {
+	Name string // the budget's name
+	Err  error  // what Redis, or the connection to it, said
+}
+
+// Error says that Redis cannot be reached and that nothing was sent.
+func (e *UnavailableError) Error() string {
+	return fmt.Sprintf("redislimit: Redis cannot be reached for budget %q, so nothing was sent: %v", e.Name, e.Err)
+}
+
+// Unwrap returns seoapi.ErrConnection and the error from Redis.
+func (e *UnavailableError) Unwrap() []error {
+	return []error{seoapi.ErrConnection, e.Err}
+}

@@ -1,0 +1,473 @@
+package redislimit
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/seoapi/seoapi-go"
+)
+
+func TestNewRejectsInvalidArguments(t *testing.T) {
+	t.Parallel()
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never contacted
+	t.Cleanup(func() { rdb.Close() })
+	secret := "sk_" + strings.Repeat("3f9a", 12)
+	cases := []struct {
+		name   string
+		rdb    redis.UniversalClient
+		budget string
+		opts   []Option
+		want   string
+	}{
+		{"nil client", nil, "prod", nil, "nil Redis client"},
+		{"empty name", rdb, "", nil, "name is empty"},
+		{"long name", rdb, strings.Repeat("a", maxNameLen+1), nil, "longer than 64"},
+		{"space", rdb, "my budget", nil, "printable ASCII"},
+		{"brace", rdb, "a{b}", nil, "braces"},
+		{"control", rdb, "a\nb", nil, "printable ASCII"},
+		{"non-ASCII", rdb, "bütçe", nil, "printable ASCII"},
+		{"looks like a key", rdb, secret, nil, "looks like an API key"},
+		{"zero per hour", rdb, "prod", []Option{WithLimits(0, 50)}, "WithLimits(0, 50)"},
+		{"negative per second", rdb, "prod", []Option{WithLimits(100, -1)}, "WithLimits(100, -1)"},
+		{"negative max wait", rdb, "prod", []Option{WithMaxWait(-time.Second)}, "WithMaxWait(-1s)"},
+		{"nil fallback", rdb, "prod", []Option{WithFallback(nil)}, "nil Limiter"},
+		{"nil logger", rdb, "prod", []Option{WithLogger(nil)}, "nil Logger"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			lim, err := New(tc.rdb, tc.budget, tc.opts...)
+			if !errors.Is(err, seoapi.ErrInvalidArgument) || lim != nil {
+				t.Fatalf("New = %v, %v; want nil and ErrInvalidArgument", lim, err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not say %q", err, tc.want)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error %q echoes a name that looks like a key", err)
+			}
+		})
+	}
+}
+
+func TestNewAcceptsNames(t *testing.T) {
+	t.Parallel()
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}) // never contacted
+	t.Cleanup(func() { rdb.Close() })
+	for _, name := range []string{"a", "crawler-prod", "team/eu-west:key-2", strings.Repeat("x", maxNameLen), "abcdefghijklmnopqrstuvwxyzabcdef", "build-20260101-20260202-2026"} {
+		lim, err := New(rdb, name)
+		if err != nil {
+			t.Errorf("New(%q): %v", name, err)
+			continue
+		}
+		if want := "seoapi:{" + name + "}:w"; lim.keys[0] != want {
+			t.Errorf("New(%q) window key %q, want %q", name, lim.keys[0], want)
+		}
+	}
+}
+
+// newTestLimiter returns a Limiter on srv that asks Redis again at once
+// after a failure, so that tests need not wait for probeEvery.
+func newTestLimiter(t *testing.T, rdb redis.UniversalClient, name string, opts ...Option) *Limiter {
+	t.Helper()
+	lim, err := New(rdb, name, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim.health.probeEvery = 0
+	return lim
+}
+
+// scores returns the reserved slots of a budget, oldest first.
+func scores(t *testing.T, rdb redis.UniversalClient, name string) []time.Time {
+	t.Helper()
+	zs, err := rdb.ZRangeWithScores(context.Background(), "seoapi:{"+name+"}:w", 0, -1).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]time.Time, len(zs))
+	for i, z := range zs {
+		out[i] = time.UnixMicro(int64(z.Score))
+	}
+	return out
+}
+
+// checkWindows fails t when any window of span holds more than limit slots.
+func checkWindows(t *testing.T, slots []time.Time, span time.Duration, limit int) {
+	t.Helper()
+	for i := limit; i < len(slots); i++ {
+		if gap := slots[i].Sub(slots[i-limit]); gap < span {
+			t.Errorf("slots %d and %d are %s apart: %d slots within %s", i-limit, i, gap, limit+1, span)
+		}
+	}
+}
+
+func TestStrictWindowsAcrossLimiters(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	const perSecond, limiters, workers, calls = 5, 3, 4, 2 // 24 requests: over four seconds
+	rdb := srv.Client()
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for range limiters {
+		lim := newTestLimiter(t, rdb, "strict", WithLimits(1000, perSecond))
+		for range workers {
+			wg.Go(func() {
+				for range calls {
+					if err := lim.Wait(context.Background()); err != nil {
+						t.Error(err)
+						failed.Add(1)
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	slots := scores(t, rdb, "strict")
+	if want := limiters*workers*calls - int(failed.Load()); len(slots) != want {
+		t.Fatalf("%d slots reserved, want %d", len(slots), want)
+	}
+	checkWindows(t, slots, time.Second+secondGuard, perSecond)
+	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+secondGuard) {
+		t.Errorf("24 slots at 5 a second spread over %s, want at least 4 windows", spread)
+	}
+}
+
+func TestHourlyBudgetRefusesAtOnce(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	a := newTestLimiter(t, rdb, "hourly", WithLimits(20, 1000))
+	b := newTestLimiter(t, rdb, "hourly", WithLimits(20, 1000))
+	var ok, refused int
+	for i := range 30 {
+		lim := []*Limiter{a, b}[i%2]
+		err := lim.Wait(context.Background())
+		var apiErr *seoapi.APIError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &apiErr) && errors.Is(err, seoapi.ErrRateLimited) && apiErr.StatusCode == 0:
+			refused++
+			if apiErr.RetryAfter < 59*time.Minute || apiErr.RetryAfter > time.Hour+hourGuard {
+				t.Errorf("RetryAfter %s, want most of an hour", apiErr.RetryAfter)
+			}
+			if !strings.Contains(err.Error(), "fleet hourly limit") {
+				t.Errorf("error %q does not name the hourly limit", err)
+			}
+		default:
+			t.Fatalf("Wait: %v", err)
+		}
+	}
+	if ok != 20 || refused != 10 {
+		t.Errorf("%d allowed and %d refused, want 20 and 10", ok, refused)
+	}
+	if n := len(scores(t, rdb, "hourly")); n != 20 {
+		t.Errorf("%d slots kept, want 20 (a refused wait reserves none)", n)
+	}
+	ttl, err := rdb.PTTL(context.Background(), "seoapi:{hourly}:w").Result()
+	if err != nil || ttl <= time.Hour || ttl > time.Hour+hourGuard+time.Second {
+		t.Errorf("window key expires in %v (%v), want an hour and the guard after the last slot", ttl, err)
+	}
+}
+
+func TestRefusalsGiveSlotsBack(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	cases := []struct {
+		name string
+		lim  []Option
+		ctx  func() (context.Context, context.CancelFunc)
+		want string
+	}{
+		{"max wait", []Option{WithMaxWait(100 * time.Millisecond)}, func() (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
+		}, "exceeds the max wait of 100ms"},
+		{"deadline", nil, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 300*time.Millisecond)
+		}, "would end after the context's deadline"},
+		{"max wait left to the caller", []Option{WithMaxWait(0)}, func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 300*time.Millisecond)
+		}, "would end after the context's deadline"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			name := "refuse-" + strings.ReplaceAll(tc.name, " ", "-")
+			lim := newTestLimiter(t, rdb, name, append([]Option{WithLimits(100, 1)}, tc.lim...)...)
+			if err := lim.Wait(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			err := lim.Wait(ctx)
+			var apiErr *seoapi.APIError
+			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.StatusCode != 0 {
+				t.Fatalf("Wait = %v, want a refusal matching ErrRateLimited", err)
+			}
+			if apiErr.RetryAfter <= 500*time.Millisecond || apiErr.RetryAfter > time.Second+secondGuard {
+				t.Errorf("RetryAfter %s, want the rest of the second", apiErr.RetryAfter)
+			}
+			if !strings.Contains(err.Error(), "fleet per-second limit") || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not name the per-second limit and %q", err, tc.want)
+			}
+			if n := len(scores(t, rdb, name)); n != 1 {
+				t.Errorf("%d slots after the refusal, want 1", n)
+			}
+		})
+	}
+}
+
+func TestCancelGivesSlotBack(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	lim := newTestLimiter(t, rdb, "cancel", WithLimits(100, 1))
+	if err := lim.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- lim.Wait(ctx) }()
+	// The second Wait has reserved its slot when the set holds two.
+	for len(scores(t, rdb, "cancel")) < 2 {
+		select {
+		case err := <-done:
+			t.Fatalf("Wait returned %v before it was cancelled", err)
+		default:
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Wait = %v, want context.Canceled", err)
+	}
+	if n := len(scores(t, rdb, "cancel")); n != 1 {
+		t.Errorf("%d slots after the cancel, want 1", n)
+	}
+}
+
+// countingLimiter is a fallback that counts its waits.
+type countingLimiter struct{ waits atomic.Int32 }
+
+func (c *countingLimiter) Wait(ctx context.Context) error {
+	c.waits.Add(1)
+	return ctx.Err()
+}
+
+// records is a slog.Handler keeping what it is given.
+type records struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (r *records) Enabled(context.Context, slog.Level) bool { return true }
+func (r *records) WithAttrs([]slog.Attr) slog.Handler       { return r }
+func (r *records) WithGroup(string) slog.Handler            { return r }
+func (r *records) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.recs = append(r.recs, rec)
+	return nil
+}
+
+// count returns how many records of level were logged.
+func (r *records) count(level slog.Level) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := 0
+	for _, rec := range r.recs {
+		if rec.Level == level {
+			n++
+		}
+	}
+	return n
+}
+
+func TestRedisDownWithoutFallback(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	lim := newTestLimiter(t, rdb, "down")
+	if err := lim.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	for range 3 {
+		err := lim.Wait(context.Background())
+		var unavailable *UnavailableError
+		if !errors.As(err, &unavailable) || !errors.Is(err, seoapi.ErrConnection) {
+			t.Fatalf("Wait = %v, want an *UnavailableError matching ErrConnection", err)
+		}
+		if !strings.Contains(err.Error(), `Redis cannot be reached for budget "down", so nothing was sent`) {
+			t.Errorf("error %q does not say Redis cannot be reached", err)
+		}
+	}
+	srv.Start()
+	if err := lim.Wait(context.Background()); err != nil {
+		t.Fatalf("Wait after Redis came back: %v", err)
+	}
+	if n := len(scores(t, rdb, "down")); n != 1 {
+		t.Errorf("%d slots in the restarted Redis, want 1", n)
+	}
+}
+
+func TestRedisDownUsesFallback(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	fallback := &countingLimiter{}
+	logs := &records{}
+	lim := newTestLimiter(t, rdb, "fallback", WithFallback(fallback), WithLogger(slog.New(logs)))
+	for outage := 1; outage <= 2; outage++ {
+		if err := lim.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		before := fallback.waits.Load()
+		srv.Stop()
+		for range 5 {
+			if err := lim.Wait(context.Background()); err != nil {
+				t.Fatalf("Wait during outage %d: %v", outage, err)
+			}
+		}
+		if got := fallback.waits.Load() - before; got != 5 {
+			t.Errorf("outage %d: the fallback waited %d times, want 5", outage, got)
+		}
+		if got := logs.count(slog.LevelWarn); got != outage {
+			t.Errorf("after outage %d: %d warnings, want one per outage", outage, got)
+		}
+		srv.Start()
+		if err := lim.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := fallback.waits.Load() - before; got != 5 {
+			t.Errorf("outage %d: the fallback was used after Redis came back", outage)
+		}
+		if n := len(scores(t, rdb, "fallback")); n != 1 {
+			t.Errorf("outage %d: %d slots in the restarted Redis, want 1", outage, n)
+		}
+		if got := logs.count(slog.LevelInfo); got != outage {
+			t.Errorf("after outage %d: %d notes that Redis is back, want %d", outage, got, outage)
+		}
+	}
+}
+
+func TestOutageSparesRedis(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	var sent atomic.Int32
+	rdb.AddHook(countHook{&sent})
+	lim, err := New(rdb, "spare", WithFallback(&countingLimiter{}), WithLogger(slog.New(&records{})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	for range 10 {
+		if err := lim.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := sent.Load(); got != 1 {
+		t.Errorf("%d commands tried in the outage's first second, want 1", got)
+	}
+}
+
+// countHook counts the commands (and pipelines) a client sends.
+type countHook struct{ n *atomic.Int32 }
+
+func (h countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+func TestFeedbackHoldsEveryLimiter(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	var sent atomic.Int32
+	rdb.AddHook(countHook{&sent})
+	a := newTestLimiter(t, rdb, "hold")
+	b := newTestLimiter(t, rdb, "hold", WithMaxWait(100*time.Millisecond))
+	ctx := context.Background()
+
+	a.Feedback(ctx, seoapi.RateFeedback{Hold: 1500 * time.Millisecond})
+	until, err := rdb.HGet(ctx, "seoapi:{hold}:hold", "until").Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.Wait(ctx)
+	var apiErr *seoapi.APIError
+	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < time.Second || apiErr.RetryAfter > 1500*time.Millisecond {
+		t.Fatalf("Wait during the hold = %v, want a refusal with RetryAfter of most of 1.5s", err)
+	}
+	if !strings.Contains(err.Error(), "server rate limit") {
+		t.Errorf("error %q does not name the server's hold", err)
+	}
+	if err := a.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	slots := scores(t, rdb, "hold")
+	if len(slots) != 1 || slots[0].Before(time.UnixMicro(until)) {
+		t.Fatalf("slots %v, want one at or after the hold's end %v", slots, time.UnixMicro(until))
+	}
+
+	// A lift within liftGrace of the hold leaves it; a later one ends it.
+	a.Feedback(ctx, seoapi.RateFeedback{Hold: time.Hour})
+	a.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+	if n, _ := rdb.Exists(ctx, "seoapi:{hold}:hold").Result(); n != 1 {
+		t.Fatal("a lift right after the hold ended it")
+	}
+	a.liftGrace = 0
+	a.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+	if n, _ := rdb.Exists(ctx, "seoapi:{hold}:hold").Result(); n != 0 {
+		t.Fatal("the lift did not end the hold")
+	}
+	if err := b.Wait(ctx); err != nil {
+		t.Fatalf("Wait after the lift: %v", err)
+	}
+
+	// With no hold seen, a lift costs no round trip.
+	before := sent.Load()
+	for range 100 {
+		a.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+		b.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+	}
+	if got := sent.Load() - before; got != 0 {
+		t.Errorf("100 lifts without a hold sent %d commands", got)
+	}
+}
+
+func TestLocalHoldWhileRedisDown(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	fallback := &countingLimiter{}
+	lim := newTestLimiter(t, rdb, "local", WithFallback(fallback), WithLogger(slog.New(&records{})), WithMaxWait(time.Second))
+	srv.Stop()
+	lim.Feedback(context.Background(), seoapi.RateFeedback{Hold: time.Minute})
+	err := lim.Wait(context.Background())
+	var apiErr *seoapi.APIError
+	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < 59*time.Second {
+		t.Fatalf("Wait = %v, want the hold kept in the process", err)
+	}
+	if fallback.waits.Load() != 0 {
+		t.Error("the fallback was asked during the hold")
+	}
+}

@@ -1,0 +1,89 @@
+package redislimit
+
+// The scripts work in microseconds of Redis's clock. Scores and times are
+// formatted with %.0f because Lua 5.1 turns a number into a string with
+// %.14g, which would round a time in microseconds (16 digits).
+
+// reserveSource checks the hold and both windows and reserves the earliest
+// free slot, all in one atomic step.
+//
+// KEYS[1] the window (sorted set), KEYS[2] the hold (hash).
+// ARGV: perHour, perSecond, hour window (µs), second window (µs), the
+// longest delay the caller accepts (µs), the member to add.
+// It returns {delay µs, reason, hold in place (0/1), reserved (0/1)}.
+//
+// A new slot is never earlier than the latest one reserved, so every
+// member is at or before it, and the only window that can overflow is the
+// one ending at the slot: it overflows when the limit-th newest member is
+// inside it, and moving the slot to that member's time plus the window
+// fixes it. Moving later only empties the earlier windows, so one pass
+// over hold, hour and second is enough.
+const reserveSource = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local perHour, perSecond = tonumber(ARGV[1]), tonumber(ARGV[2])
+local hourW, secondW = tonumber(ARGV[3]), tonumber(ARGV[4])
+local maxDelay = tonumber(ARGV[5])
+local function us(x) return string.format('%.0f', x) end
+
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', us(now - hourW))
+local at, why, held = now, 0, 0
+local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
+if hold > at then at, why, held = hold, 1, 1 end
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
+if last and tonumber(last) > at then at, why = tonumber(last), 4 end
+
+local n = redis.call('ZCARD', KEYS[1])
+local function bound(limit, window, code)
+  if n < limit then return end
+  local s = tonumber(redis.call('ZRANGE', KEYS[1], -limit, -limit, 'WITHSCORES')[2])
+  if s + window > at then at, why = s + window, code end
+end
+bound(perHour, hourW, 2)
+bound(perSecond, secondW, 3)
+
+local delay = at - now
+if delay > maxDelay then return {delay, why, held, 0} end
+redis.call('ZADD', KEYS[1], us(at), ARGV[6])
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(perHour + 1))
+redis.call('PEXPIRE', KEYS[1], math.ceil((delay + hourW) / 1000))
+return {delay, why, held, 1}
+`
+
+// The reasons reserveSource gives for a delay.
+const (
+	reasonNone = iota
+	reasonHold
+	reasonHour
+	reasonSecond
+	reasonQueue
+)
+
+// holdSource stores the server's hold: nothing is sent before Redis's now
+// plus ARGV[1] µs. A longer hold already stored stands.
+//
+// KEYS[1] the hold (hash). It returns 1 when the hold was stored.
+const holdSource = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local d = tonumber(ARGV[1])
+local function us(x) return string.format('%.0f', x) end
+local cur = tonumber(redis.call('HGET', KEYS[1], 'until') or '0')
+if now + d <= cur then return 0 end
+redis.call('HSET', KEYS[1], 'until', us(now + d), 'set', us(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(d / 1000) + 1)
+return 1
+`
+
+// liftSource ends the hold, unless it was stored less than ARGV[1] µs ago.
+//
+// KEYS[1] the hold (hash). It returns 1 when a hold is still in place.
+const liftSource = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local set = redis.call('HGET', KEYS[1], 'set')
+if not set then return 0 end
+if now - tonumber(set) < tonumber(ARGV[1]) then return 1 end
+redis.call('DEL', KEYS[1])
+return 0
+`
