@@ -1,6 +1,9 @@
 package seoapi
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -22,7 +25,9 @@ func FuzzDecodeList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var projects []*Project
 		resp := &Response{Response: &http.Response{}}
-		if err := decodeBody(body, &projects, resp); err != nil {
+		err := decodeBody(body, &projects, resp)
+		checkValidation(t, body, err)
+		if err != nil {
 			return
 		}
 		if len(projects) > len(body) {
@@ -48,7 +53,9 @@ func FuzzDecodeSingle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var k APIKey
 		resp := &Response{Response: &http.Response{}}
-		if err := decodeBody(body, &k, resp); err != nil {
+		err := decodeBody(body, &k, resp)
+		checkValidation(t, body, err)
+		if err != nil {
 			return
 		}
 		if len(k.Raw()) > len(body) {
@@ -57,6 +64,20 @@ func FuzzDecodeSingle(f *testing.F) {
 		var p Project
 		_ = decodeBody(body, &p, resp)
 	})
+}
+
+// checkValidation holds the decoder, which validates while it decodes, to
+// encoding/json's judgement: what json.Valid rejects fails as malformed,
+// and nothing it accepts does.
+func checkValidation(t *testing.T, body []byte, err error) {
+	t.Helper()
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return
+	}
+	if malformed := errors.Is(err, errMalformed); malformed == json.Valid(body) {
+		t.Fatalf("json.Valid %v but decoding said %v", json.Valid(body), err)
+	}
 }
 
 func FuzzErrorBody(f *testing.F) {

@@ -6,10 +6,14 @@
 // spelling and JSON type the server used, leaving a field zero rather than
 // failing when the type is not the expected one.
 //
-// The walker never recurses, never allocates in proportion to nesting, and
-// checks every index, so it cannot panic or hang on any input. It assumes
-// nothing about validity: callers that need to reject malformed JSON check
-// it with encoding/json's Valid first.
+// Reader walks a body once, validating everything it passes over exactly
+// as encoding/json's Valid would (Valid is the same check on its own), so
+// the SDK decodes and validates in a single pass. EachField, EachElement
+// and Fields do not validate; they read bodies that were already checked,
+// or that are read best-effort (error bodies).
+//
+// Nothing here recurses or allocates in proportion to nesting, and every
+// index is checked, so no input can make it panic or hang.
 package jsonx
 
 import (
