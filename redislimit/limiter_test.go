@@ -471,3 +471,29 @@ func TestLocalHoldWhileRedisDown(t *testing.T) {
 		t.Error("the fallback was asked during the hold")
 	}
 }
+
+func TestClientCallFailsAtOnceWhenRedisIsDown(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	api := startFleetAPI(t, nil)
+	rdb := srv.Client()
+	var sent atomic.Int32
+	rdb.AddHook(countHook{&sent})
+	lim := newTestLimiter(t, rdb, "client-down")
+	client, err := seoapi.NewClient(api.baseURL, api.key, seoapi.WithLimiter(lim))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Stop()
+	_, _, err = client.Workspaces.List(context.Background(), nil)
+	var unavailable *UnavailableError
+	if !errors.As(err, &unavailable) || !errors.Is(err, seoapi.ErrConnection) {
+		t.Fatalf("List = %v, want an *UnavailableError matching ErrConnection", err)
+	}
+	if n := len(api.fake.Requests()); n != 0 {
+		t.Errorf("%d requests reached the API", n)
+	}
+	if n := sent.Load(); n != 1 {
+		t.Errorf("Redis was asked %d times, want once: a limiter that cannot reach Redis is not retried", n)
+	}
+}
