@@ -63,18 +63,27 @@
 // uses the key the same name, and different keys different names. The
 // name must never be the API key itself: it is stored in Redis in clear
 // and appears in errors and logs. Names are 1 to 64 printable ASCII
-// characters without spaces or braces; a name with a long run of letters
-// and digits, which looks like a secret, is refused.
+// characters without spaces or braces; a name with a run of 24 or more
+// letters and digits mixing both, which looks like a generated secret, is
+// refused.
 //
 // # Redis down
 //
-// Without WithFallback, a Wait that cannot reach Redis fails at once with
-// an *UnavailableError, which matches seoapi.ErrConnection (nothing was
-// sent), and the call fails. With WithFallback, calls go through the
-// fallback limiter instead, and a Warn is logged once per outage; give the
-// fallback this process's share of the limits. After a failure Redis is
-// not asked again for a second, so calls do not each wait for a dial
-// timeout; then the next call tries Redis, and once it answers the shared
-// budget is used again. Redis started without persistence forgets the
-// reservations of the last hour when it restarts.
+// Redis is "down" when a command fails for any reason other than the
+// caller's context: it cannot be reached, or it refuses the script (out of
+// memory, a read-only replica). Without WithFallback, such a Wait fails at
+// once with an *UnavailableError, which matches seoapi.ErrConnection
+// (nothing was sent), and the call fails. With WithFallback, calls go
+// through the fallback limiter instead, and a Warn is logged once per
+// outage (to WithLogger's logger, slog.Default() unless set); give the
+// fallback this process's share of the limits. A server's hold seen during
+// the outage is kept in the process. After a failure Redis is left alone
+// for a second, so calls do not each wait for a dial timeout; then the
+// next call asks it again, and once it answers the shared budget is used
+// again. Set the go-redis client's MaxRetries and DialTimeout low enough
+// for a call to fail (or fall back) as soon as you want it to. Redis
+// started without persistence forgets the reservations of the last hour
+// when it restarts, so the fleet may then send up to a second hour's
+// budget in one rolling hour; run Redis with persistence where that
+// matters.
 package redislimit

@@ -17,18 +17,16 @@ type health struct {
 	err     error     // while down: the failure that began or last extended the outage
 }
 
-// due reports whether Redis should be asked now: it answered last time, or
-// probeEvery has passed since it last failed.
-func (h *health) due(now time.Time) bool {
+// skipping returns the failure that began or last extended an outage
+// while Redis is to be left alone (probeEvery after it last failed), and
+// nil when Redis should be asked.
+func (h *health) skipping(now time.Time) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return !h.down || !now.Before(h.retryAt)
-}
-
-func (h *health) lastError() error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.err
+	if h.down && now.Before(h.retryAt) {
+		return h.err
+	}
+	return nil
 }
 
 // fail records a failure and reports whether it began an outage.

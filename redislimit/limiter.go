@@ -211,8 +211,8 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if !l.health.due(time.Now()) {
-		return l.withoutRedis(ctx, l.health.lastError())
+	if err := l.health.skipping(time.Now()); err != nil {
+		return l.withoutRedis(ctx, err)
 	}
 	member := l.instance + ":" + strconv.FormatUint(l.seq.Add(1), 36)
 	r, err := l.reserve(ctx, member)
@@ -330,7 +330,7 @@ func (l *Limiter) Feedback(ctx context.Context, f seoapi.RateFeedback) {
 }
 
 func (l *Limiter) storeHold(ctx context.Context, d time.Duration) {
-	if !l.health.due(time.Now()) {
+	if l.health.skipping(time.Now()) != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
@@ -343,7 +343,7 @@ func (l *Limiter) storeHold(ctx context.Context, d time.Duration) {
 }
 
 func (l *Limiter) lift(ctx context.Context) {
-	if !l.health.due(time.Now()) {
+	if l.health.skipping(time.Now()) != nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
