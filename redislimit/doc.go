@@ -17,9 +17,13 @@
 // rolling second, across all processes sharing (Redis, name). Both
 // windows are a little longer than the server's, by the same guards as the
 // built-in limiter (a server counts a request when it arrives, a little
-// after it was sent): see hourGuard and secondGuard. Time is Redis's own
-// clock (TIME inside the script), so clock skew between machines cannot
-// break the limit.
+// after it was sent): see hourGuard and secondGuard. Slots are also spaced
+// evenly, a perSecond-th of the guarded second apart: the steady rate is
+// the same (50 every 1.015 s), but the fleet's requests do not leave
+// several processes in one burst, queue at the server together and arrive
+// bunched up by more than the guard. Time is Redis's own clock (TIME
+// inside the script), so clock skew between machines cannot break the
+// limit.
 //
 // One Lua script checks both windows and the server's hold and reserves a
 // slot, in one round trip (EVALSHA, falling back to EVAL). When no slot is

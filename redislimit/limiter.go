@@ -269,7 +269,7 @@ func (l *Limiter) reserve(ctx context.Context, member string) (reservation, erro
 	vals, err := l.reserveScript.Run(ctx, l.rdb, l.keys,
 		l.perHour, l.perSecond,
 		micros(time.Hour+hourGuard), micros(time.Second+secondGuard),
-		micros(l.acceptable(ctx)), member,
+		micros(l.acceptable(ctx)), member, micros(l.spacing()),
 	).Int64Slice()
 	if err != nil {
 		return reservation{}, err
@@ -283,6 +283,15 @@ func (l *Limiter) reserve(ctx context.Context, member string) (reservation, erro
 		held:     vals[2] == 1,
 		reserved: vals[3] == 1,
 	}, nil
+}
+
+// spacing is the least time between two slots: the per-second window
+// (with its guard) shared evenly. The fleet's steady rate is the same as
+// when each window is filled at once, but its requests do not arrive in
+// bursts from several processes together, which queue at the server and
+// arrive bunched up by more than the guard.
+func (l *Limiter) spacing() time.Duration {
+	return (time.Second + secondGuard) / time.Duration(l.perSecond)
 }
 
 // acceptable is the longest delay worth reserving a slot for: the max

@@ -135,6 +135,7 @@ func TestStrictWindowsAcrossLimiters(t *testing.T) {
 		t.Fatalf("%d slots reserved, want %d", len(slots), want)
 	}
 	checkWindows(t, slots, time.Second+secondGuard, perSecond)
+	checkWindows(t, slots, (time.Second+secondGuard)/perSecond, 1) // evenly spaced
 	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+secondGuard) {
 		t.Errorf("24 slots at 5 a second spread over %s, want at least 4 windows", spread)
 	}

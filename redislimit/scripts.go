@@ -9,21 +9,24 @@ package redislimit
 //
 // KEYS[1] the window (sorted set), KEYS[2] the hold (hash).
 // ARGV: perHour, perSecond, hour window (µs), second window (µs), the
-// longest delay the caller accepts (µs), the member to add.
+// longest delay the caller accepts (µs), the member to add, the spacing
+// between slots (µs).
 // It returns {delay µs, reason, hold in place (0/1), reserved (0/1)}.
 //
-// A new slot is never earlier than the latest one reserved, so every
-// member is at or before it, and the only window that can overflow is the
+// A new slot is at least the spacing after the latest one reserved, so
+// every member is before it and the only window that can overflow is the
 // one ending at the slot: it overflows when the limit-th newest member is
 // inside it, and moving the slot to that member's time plus the window
 // fixes it. Moving later only empties the earlier windows, so one pass
-// over hold, hour and second is enough.
+// over hold, spacing, hour and second is enough. (With the spacing at a
+// perSecond-th of the second's window, the second's bound never binds;
+// it is kept as the statement of the limit itself.)
 const reserveSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local perHour, perSecond = tonumber(ARGV[1]), tonumber(ARGV[2])
 local hourW, secondW = tonumber(ARGV[3]), tonumber(ARGV[4])
-local maxDelay = tonumber(ARGV[5])
+local maxDelay, spacing = tonumber(ARGV[5]), tonumber(ARGV[7])
 local function us(x) return string.format('%.0f', x) end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', us(now - hourW))
@@ -31,7 +34,9 @@ local at, why, held = now, 0, 0
 local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
 if hold > at then at, why, held = hold, 1, 1 end
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
-if last and tonumber(last) > at then at, why = tonumber(last), 4 end
+if last and tonumber(last) + spacing > at then
+  at, why = tonumber(last) + spacing, (tonumber(last) > now) and 4 or 3
+end
 
 local n = redis.call('ZCARD', KEYS[1])
 local function bound(limit, window, code)
