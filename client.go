@@ -428,7 +428,7 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	}
 	var reader io.Reader
 	if body != nil {
-		buf, err := json.Marshal(body)
+		buf, err := encodeBody(body)
 		if err != nil {
 			return nil, invalidArgument("encoding request body: %v", err)
 		}
@@ -459,6 +459,9 @@ func (c *Client) resolve(path string) (string, error) {
 		return "", invalidArgument("path %q: %v", path, err)
 	}
 	if ref.IsAbs() || ref.Host != "" {
+		// Resolving removes dot segments, which could climb out of the
+		// base path once the server reads them.
+		ref = c.baseURL.ResolveReference(ref)
 		if !c.underBase(ref) {
 			return "", invalidArgument("URL %q is not under the client's base URL", ref.Redacted())
 		}
@@ -646,14 +649,17 @@ func bodyOf(resp *http.Response) ([]byte, bool) {
 	return data, err != nil
 }
 
+// newResponse reads what the SDK shows of a response's headers, with any
+// form of the key a server echoed in them removed.
 func (c *Client) newResponse(httpResp *http.Response, attempts int) *Response {
+	header := c.redact.header(httpResp.Header)
 	resp := &Response{
 		Response:  httpResp,
-		Rate:      parseRate(httpResp.Header, c.now()),
-		RequestID: requestID(httpResp.Header),
+		Rate:      parseRate(header, c.now()),
+		RequestID: requestID(header),
 		Attempts:  attempts,
 	}
-	resp.readLink(httpResp.Header)
+	resp.readLink(header)
 	return resp
 }
 
@@ -687,15 +693,15 @@ func (c *Client) apiError(resp *http.Response, body []byte, call *callState) err
 
 // decodeError is the error for a 2xx body the SDK could not read.
 func (c *Client) decodeError(resp *http.Response, body []byte, err error, call *callState) error {
-	clean := c.redact.bytes(body)
+	clean, header := c.redact.bytes(body), c.redact.header(resp.Header)
 	return &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     resp.Request.Method,
 		URL:        redactedURL(resp.Request),
 		Message:    decodeMessage(resp.StatusCode, err, clean),
-		RequestID:  requestID(resp.Header),
+		RequestID:  requestID(header),
 		Body:       clean[:min(len(clean), maxErrorBody)],
-		Header:     c.redact.header(resp.Header),
+		Header:     header,
 		Attempts:   call.attempts,
 		Err:        err,
 		kind:       ErrUnexpectedResponse,

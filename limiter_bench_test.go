@@ -19,7 +19,7 @@ func BenchmarkIdleBurst(b *testing.B) {
 		lim := newAttemptLimiter(defaultRateLimitConfig(), DefaultMaxWait, time.Now)
 		for range 45 {
 			var rec waitRecords
-			if err := lim.waitTurn(context.Background(), DefaultMaxWait, &rec); err != nil {
+			if err := turn(lim, context.Background(), DefaultMaxWait, &rec); err != nil {
 				b.Fatal(err)
 			}
 			for _, w := range rec.all() {
@@ -66,7 +66,7 @@ func BenchmarkWaitTurnNoWait(b *testing.B) {
 				}
 				b.ReportAllocs()
 				for b.Loop() {
-					if err := lim.waitTurn(context.Background(), DefaultMaxWait, rec); err != nil {
+					if err := turn(lim, context.Background(), DefaultMaxWait, rec); err != nil {
 						b.Fatal(err)
 					}
 				}

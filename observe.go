@@ -138,6 +138,7 @@ func WithObserver(o Observer) Option {
 
 // observation is what the observers of one call share across its events.
 type observation struct {
+	client    *Client // for cleaning attempt errors of the key
 	observers []Observer
 	base      Event // Operation, Route, Method, URL, ServerAddress, ServerPort
 	ctx       context.Context
@@ -148,6 +149,7 @@ type observation struct {
 	attemptStart time.Time
 	attemptCtx   context.Context
 	header       http.Header
+	waits        waitRecords
 }
 
 type observationKey struct{}
@@ -156,7 +158,7 @@ type observationKey struct{}
 // request to send, whose context carries the observation to the
 // transport.
 func (c *Client) startObservation(req *http.Request) (*observation, *http.Request) {
-	o := &observation{observers: c.observers, callStart: time.Now()}
+	o := &observation{client: c, observers: c.observers, callStart: time.Now()}
 	o.base = Event{
 		Method:        req.Method,
 		URL:           redactedURL(req),
@@ -227,6 +229,12 @@ func reservedHeader(key string) bool {
 	return false
 }
 
+// newWaits returns the record of the waits of an attempt, emptied.
+func (o *observation) newWaits() *waitRecords {
+	o.waits = waitRecords{}
+	return &o.waits
+}
+
 // reportWaits tells the observers about each wait the limiter made.
 func (o *observation) reportWaits(waits *waitRecords) {
 	for _, w := range waits.all() {
@@ -249,7 +257,10 @@ func (o *observation) endAttempt(resp *http.Response, err error, retry bool, wai
 	if resp != nil {
 		e.StatusCode = resp.StatusCode
 	}
-	e.Err = err
+	if err != nil {
+		// An attempt's error may quote what a hostile server sent.
+		e.Err = o.client.cleanCause(err)
+	}
 	e.ErrorType = attemptErrorType(resp, err)
 	e.Retry = retry
 	if retry {

@@ -18,16 +18,19 @@ const (
 )
 
 // secondGuard lengthens the built-in limiter's rolling second. A server
-// counts a request when it arrives, and arrivals are spread out by transit
-// and by the moment the sending goroutine gets a CPU: the limiter lets at
-// most perSecond requests go in any 1 s + secondGuard, so a strict
-// rolling-second server sees no more than perSecond unless two arrivals
-// perSecond requests apart come closer together by more than the guard
-// than their releases were. 15 ms was measured to give zero 429s against a
-// strict server on loopback with both cores of a 2-core machine kept busy
-// by another process (see the README), while costing at most 1.5% of the
-// rate: 50 requests every 1.015 s is 0.985 of the limit.
-const secondGuard = 15 * time.Millisecond
+// counts a request when it arrives, somewhere between its release and its
+// response; the built-in limiter therefore counts each request of a Client
+// in the second from its release until one second after its response
+// (see secondWindow), which holds on the server's clock whatever the
+// transit, and the guard only absorbs timer and clock granularity: 5 ms,
+// 0.5% of the rate. A request released by Wait alone, whose response the
+// limiter never hears of, counts from its release, with releaseGuard.
+const secondGuard = 5 * time.Millisecond
+
+// releaseGuard lengthens the rolling second for requests counted from
+// their release (Wait called directly): arrivals perSecond requests apart
+// must not come closer than their releases by more than this.
+const releaseGuard = 15 * time.Millisecond
 
 // hourGuard lengthens the built-in limiter's rolling hour, for the same
 // reason: a request counted against the hour just before our window opens
@@ -265,11 +268,15 @@ func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
 // attemptLimiter is what limitedTransport uses for every attempt.
 type attemptLimiter interface {
 	// waitTurn blocks until one request may go, recording each wait
-	// (level, start, duration) in rec. maxWait is the calling client's
-	// WithMaxWait.
-	waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error
+	// (level, start, duration) in rec when rec is not nil. maxWait is the
+	// calling client's WithMaxWait. The request holds the ticket's slot
+	// until sent is called with it.
+	waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
 	// feedback tells the limiter what a response said (see rateFeedback).
 	feedback(ctx context.Context, f RateFeedback)
+	// sent tells the limiter that the request waitTurn released with t got
+	// its response, or failed: it cannot reach the server any later.
+	sent(t slotTicket)
 }
 
 // newAttemptLimiter builds the attemptLimiter of a client from its
@@ -395,17 +402,20 @@ func newHeldLimiter(inner Limiter, now func() time.Time) *heldLimiter {
 	return l
 }
 
-func (l *heldLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
+func (l *heldLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now); err != nil {
-		return err
+		return slotTicket{}, err
 	}
 	if l.inner == nil {
-		return ctx.Err()
+		return slotTicket{}, ctx.Err()
 	}
-	return waitExternal(ctx, l.inner, maxWait, rec, l.now)
+	return slotTicket{}, waitExternal(ctx, l.inner, maxWait, rec, l.now)
 }
 
 func (l *heldLimiter) feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
+
+// sent is a no-op: a Limiter from outside paces by its own clock.
+func (l *heldLimiter) sent(slotTicket) {}
 
 // forwardingLimiter tells a FeedbackLimiter (a fleet's) what the server
 // said and holds nothing back itself: the limiter holds back every
@@ -415,8 +425,11 @@ type forwardingLimiter struct {
 	now   func() time.Time
 }
 
-func (l forwardingLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
-	return waitExternal(ctx, l.inner, maxWait, rec, l.now)
+// sent is a no-op: a fleet limiter paces by its own clock.
+func (l forwardingLimiter) sent(slotTicket) {}
+
+func (l forwardingLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	return slotTicket{}, waitExternal(ctx, l.inner, maxWait, rec, l.now)
 }
 
 func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inner.Feedback(ctx, f) }
@@ -455,7 +468,7 @@ type windowLimiter struct {
 
 	mu     sync.Mutex
 	origin time.Time // monotonic origin of the release times
-	second window
+	second secondWindow
 	hour   window
 	last   time.Duration // the latest release reserved
 	seq    uint64        // reservations made, to give back only the newest
@@ -467,7 +480,7 @@ func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() 
 		maxWait: maxWait,
 		now:     now,
 		origin:  start,
-		second:  window{span: time.Second + secondGuard, size: perSecond, ring: make([]time.Duration, 0, perSecond)},
+		second:  newSecondWindow(perSecond),
 		hour:    window{span: time.Hour + hourGuard, size: perHour},
 		last:    math.MinInt64,
 	}
@@ -482,7 +495,13 @@ func (l *windowLimiter) Wait(ctx context.Context) error {
 	if !ok {
 		client = DefaultMaxWait
 	}
-	return l.waitTurn(ctx, client, nil)
+	t, err := l.waitTurn(ctx, client, nil)
+	// The limiter never hears of this request's response: count it from
+	// its release, with the wider guard.
+	l.mu.Lock()
+	l.second.complete(t, l.now().Sub(l.origin)+time.Second+releaseGuard)
+	l.mu.Unlock()
+	return err
 }
 
 // Feedback holds every request sharing the limiter back for f.Hold, or
@@ -491,22 +510,47 @@ func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) { l.hold.app
 
 func (l *windowLimiter) feedback(ctx context.Context, f RateFeedback) { l.Feedback(ctx, f) }
 
-func (l *windowLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
+// sent ends the flight of the request t names: from now it counts for
+// one second more (and the guard).
+func (l *windowLimiter) sent(t slotTicket) {
+	if !t.valid {
+		return
+	}
+	l.mu.Lock()
+	l.second.complete(t, l.now().Sub(l.origin)+time.Second+secondGuard)
+	l.mu.Unlock()
+}
+
+func (l *windowLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
 	if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
-		return err
+		return slotTicket{}, err
 	}
 	return l.waitWindows(ctx, limit, rec)
 }
 
 // waitWindows reserves the earliest release both windows allow, then
-// sleeps until it. A wait cut short by ctx gives the slot back when no
-// later request reserved one since.
-func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) error {
+// sleeps until it; the request holds its slot of the second until sent.
+// When every slot is in flight, no release can be computed yet: it waits
+// for a response, when its max wait allows the least such wait (a
+// second). A wait cut short by ctx gives the slot back.
+func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) (slotTicket, error) {
 	start := l.now()
 	l.mu.Lock()
-	at := start.Sub(l.origin)
-	secFree, hourFree := l.second.free(), l.hour.free()
+	awaited := false
+	for !l.second.hasFree() {
+		if err := limit.check(ctx, time.Second+secondGuard, start, levelReason(WaitPerSecond)); err != nil {
+			l.mu.Unlock()
+			return slotTicket{}, err
+		}
+		if err := l.awaitResponse(ctx); err != nil {
+			rec.add(WaitPerSecond, start, l.now().Sub(start), err)
+			return slotTicket{}, err
+		}
+		awaited = true
+	}
+	at := l.now().Sub(l.origin)
+	secFree, hourFree := l.second.earliest(), l.hour.free()
 	// Releases are kept in order: a caller that read the clock before
 	// another but got the lock after it goes no earlier.
 	release := max(at, secFree, hourFree, l.last)
@@ -517,50 +561,192 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 	}
 	if err := limit.check(ctx, delay, start, levelReason(level)); err != nil {
 		l.mu.Unlock()
-		return err
+		return slotTicket{}, err
 	}
 	r := l.reserve(release)
 	l.mu.Unlock()
 	if delay <= 0 {
-		return nil
+		if awaited {
+			rec.add(WaitPerSecond, start, l.now().Sub(start), nil)
+		}
+		return r.second, nil
 	}
 	err := sleep(ctx, delay)
 	rec.add(level, start, l.now().Sub(start), err)
 	if err != nil {
 		l.giveBack(r)
+		return slotTicket{}, err
+	}
+	return r.second, nil
+}
+
+// awaitResponse waits, with l.mu held on entry and on a nil return, until
+// a request in flight gets its response or ctx ends.
+func (l *windowLimiter) awaitResponse(ctx context.Context) error {
+	freed := l.second.freed
+	l.second.waiting++
+	l.mu.Unlock()
+	var err error
+	select {
+	case <-ctx.Done():
+		err = ctx.Err()
+	case <-freed:
+	}
+	l.mu.Lock()
+	l.second.waiting--
+	if err != nil {
+		l.mu.Unlock()
 	}
 	return err
 }
 
 // reservation is what giveBack needs to undo one reserve.
 type reservation struct {
-	seq          uint64
-	second, hour slot
-	last         time.Duration
+	seq    uint64
+	second slotTicket
+	prev   secondSlot // the second's slot before the reservation took it
+	hour   slot
+	last   time.Duration
 }
 
-// reserve records a release at at in both windows. Callers hold l.mu.
+// reserve records a release at at in both windows: the request holds its
+// slot of the second in flight until sent. Callers hold l.mu.
 func (l *windowLimiter) reserve(at time.Duration) reservation {
-	r := reservation{last: l.last, second: l.second.push(at), hour: l.hour.push(at)}
+	r := reservation{last: l.last, hour: l.hour.push(at)}
+	r.second, r.prev = l.second.take(inFlight)
 	l.last = at
 	l.seq++
 	r.seq = l.seq
 	return r
 }
 
-// giveBack undoes r if it is still the newest reservation. An older one
-// stays: later releases were computed from it, and keeping a slot that is
-// not used only ever sends less.
+// giveBack undoes r: the slot of the second always, since nothing was
+// sent; the hour and the order of releases only when r is still the
+// newest reservation. An older one stays: later releases were computed
+// from it, and keeping a slot that is not used only ever sends less.
 func (l *windowLimiter) giveBack(r reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.second.restore(r.second, r.prev)
 	if l.seq != r.seq {
 		return
 	}
-	l.second.undo(r.second)
 	l.hour.undo(r.hour)
 	l.last = r.last
 	l.seq--
+}
+
+// secondWindow is the rolling second of the built-in limiter as perSecond
+// slots. A slot is held while its request is in flight and for a second
+// (and secondGuard) after its response: the server counted the request
+// at some moment in between, so at most perSecond requests ever count in
+// any second on the server's clock, however late each arrived. A request
+// needs a slot that is not in flight, and goes when the earliest of them
+// frees.
+type secondWindow struct {
+	slots []secondSlot
+	gen   uint64
+	// freed is closed and replaced when an in-flight slot is let go while
+	// requests wait because every slot is in flight (waiting of them).
+	freed   chan struct{}
+	waiting int
+}
+
+// inFlight marks a slot held until its request's response.
+const inFlight = time.Duration(math.MaxInt64)
+
+// secondSlot is one slot of the second.
+type secondSlot struct {
+	frees time.Duration // when the slot frees; inFlight until the response
+	gen   uint64        // the ticket that holds it
+}
+
+// slotTicket names the slot a request holds, and which holding.
+type slotTicket struct {
+	idx   int
+	gen   uint64
+	valid bool
+}
+
+func newSecondWindow(perSecond int) secondWindow {
+	slots := make([]secondSlot, perSecond)
+	for i := range slots {
+		slots[i].frees = math.MinInt64
+	}
+	return secondWindow{slots: slots, freed: make(chan struct{})}
+}
+
+// hasFree reports whether a slot is not in flight.
+func (w *secondWindow) hasFree() bool {
+	_, at := w.pick()
+	return at != inFlight
+}
+
+// earliest returns when the first slot not in flight frees.
+func (w *secondWindow) earliest() time.Duration {
+	_, at := w.pick()
+	return at
+}
+
+// pick returns the slot that frees first, and when.
+func (w *secondWindow) pick() (idx int, at time.Duration) {
+	idx, at = 0, w.slots[0].frees
+	for i, s := range w.slots[1:] {
+		if s.frees < at {
+			idx, at = i+1, s.frees
+		}
+	}
+	return idx, at
+}
+
+// take holds the slot that frees first until frees (inFlight: until
+// complete) and returns its ticket and what the slot held before.
+func (w *secondWindow) take(frees time.Duration) (slotTicket, secondSlot) {
+	idx, _ := w.pick()
+	prev := w.slots[idx]
+	w.gen++
+	w.slots[idx] = secondSlot{frees: frees, gen: w.gen}
+	return slotTicket{idx: idx, gen: w.gen, valid: true}, prev
+}
+
+// complete ends the flight of t's slot: it frees at frees.
+func (w *secondWindow) complete(t slotTicket, frees time.Duration) {
+	if s := &w.slots[t.idx]; s.gen == t.gen && s.frees == inFlight {
+		s.frees = frees
+		w.wake()
+	}
+}
+
+// restore gives t's slot back as it was, when t still holds it.
+func (w *secondWindow) restore(t slotTicket, prev secondSlot) {
+	if !t.valid || w.slots[t.idx].gen != t.gen {
+		return
+	}
+	wasInFlight := w.slots[t.idx].frees == inFlight
+	w.slots[t.idx] = prev
+	if wasInFlight {
+		w.wake()
+	}
+}
+
+// wake lets the requests waiting for a slot look again.
+func (w *secondWindow) wake() {
+	if w.waiting == 0 {
+		return
+	}
+	close(w.freed)
+	w.freed = make(chan struct{})
+}
+
+// held returns how many slots are in flight or not yet free at now.
+func (w *secondWindow) held(now time.Duration) int {
+	n := 0
+	for _, s := range w.slots {
+		if s.frees > now {
+			n++
+		}
+	}
+	return n
 }
 
 // window is one rolling window: the release times (since the limiter's

@@ -147,7 +147,7 @@ func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
 	// An idle limiter lets a whole second's worth through at once.
 	for i := range 50 {
 		var rec waitRecords
-		require.NoError(t, l.waitTurn(ctx, time.Minute, &rec), i)
+		require.NoError(t, turn(l, ctx, time.Minute, &rec), i)
 		assert.Zero(t, rec.n, "request %d waited", i)
 	}
 	// The 51st waits until the first leaves the second and its guard.
@@ -167,7 +167,7 @@ func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
 	err = l.Wait(ctx)
 	require.ErrorIs(t, err, ErrRateLimited, "50 released within the last second")
 	require.True(t, errors.As(err, &apiErr))
-	assert.Equal(t, time.Second+secondGuard-400*time.Millisecond, apiErr.RetryAfter, "until the oldest of them leaves")
+	assert.Equal(t, time.Second+releaseGuard-400*time.Millisecond, apiErr.RetryAfter, "until the oldest of them leaves")
 }
 
 // TestWindowLimiterNeverMoreThanLimitInAnyWindow drives both levels with
@@ -226,7 +226,8 @@ func TestWindowLimiterGivesBackACancelledWait(t *testing.T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	assert.EqualValues(t, 1, l.seq, "the cancelled slot was given back")
-	assert.Len(t, l.second.ring, 1)
+	assert.Len(t, l.hour.ring, 1)
+	assert.Equal(t, 1, l.second.held(l.now().Sub(l.origin)), "one slot of the second is held")
 }
 
 func TestWindowLimiterRefusesWaitPastDeadline(t *testing.T) {
@@ -250,11 +251,11 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 	// server asked for, then for the rolling second.
 	l := newWindowLimiter(1_000_000, 1, 0, time.Now)
 	var rec waitRecords
-	require.NoError(t, l.waitTurn(context.Background(), time.Minute, &rec))
+	require.NoError(t, turn(l, context.Background(), time.Minute, &rec))
 	require.Zero(t, rec.n)
 	l.feedback(context.Background(), RateFeedback{Hold: 20 * time.Millisecond})
 	before := time.Now()
-	require.NoError(t, l.waitTurn(context.Background(), time.Minute, &rec))
+	require.NoError(t, turn(l, context.Background(), time.Minute, &rec))
 	require.Equal(t, 2, rec.n)
 	server, second := rec.all()[0], rec.all()[1]
 	assert.Equal(t, WaitServer, server.level)
@@ -290,7 +291,7 @@ func TestServerHold(t *testing.T) {
 					lim.feedback(context.Background(), f)
 				}
 				var rec waitRecords
-				err := lim.waitTurn(context.Background(), 0, &rec)
+				err := turn(lim, context.Background(), 0, &rec)
 				if tt.want == 0 {
 					require.NoError(t, err, "%T", lim)
 					continue
@@ -383,7 +384,7 @@ func TestNewAttemptLimiter(t *testing.T) {
 	lim := newAttemptLimiter(defaultRateLimitConfig(), time.Minute, time.Now)
 	builtin, ok := lim.(*windowLimiter)
 	require.True(t, ok, "%T", lim)
-	assert.Equal(t, DefaultRequestsPerSecond, builtin.second.size)
+	assert.Len(t, builtin.second.slots, DefaultRequestsPerSecond)
 	assert.Equal(t, DefaultRequestsPerHour, builtin.hour.size)
 
 	assert.Same(t, shared, newAttemptLimiter(rateLimitConfig{limiter: shared}, time.Minute, time.Now), "a shared built-in limiter keeps its levels and its hold")
@@ -393,11 +394,11 @@ func TestNewAttemptLimiter(t *testing.T) {
 	assert.Nil(t, off.inner, "no limiter, only the server's word")
 
 	wrapped := newAttemptLimiter(rateLimitConfig{limiter: user}, 42*time.Second, time.Now)
-	require.NoError(t, wrapped.waitTurn(ctx, 42*time.Second, nil))
+	require.NoError(t, turn(wrapped, ctx, 42*time.Second, nil))
 	assert.Equal(t, 1, user.n)
 	assert.Equal(t, 42*time.Second, user.maxWait, "the client's max wait reaches the Limiter's context")
 	wrapped.feedback(ctx, RateFeedback{Hold: time.Hour})
-	err := wrapped.waitTurn(ctx, time.Minute, nil)
+	err := turn(wrapped, ctx, time.Minute, nil)
 	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's word for a plain Limiter")
 	assert.Equal(t, 1, user.n, "held before the Limiter was asked")
 
@@ -405,7 +406,7 @@ func TestNewAttemptLimiter(t *testing.T) {
 	forwarding.feedback(ctx, RateFeedback{Hold: time.Hour})
 	forwarding.feedback(ctx, RateFeedback{Lift: true})
 	assert.Equal(t, []RateFeedback{{Hold: time.Hour}, {Lift: true}}, fleet.told)
-	require.NoError(t, forwarding.waitTurn(ctx, time.Minute, nil), "a FeedbackLimiter holds back by itself; the client adds no hold")
+	require.NoError(t, turn(forwarding, ctx, time.Minute, nil), "a FeedbackLimiter holds back by itself; the client adds no hold")
 	assert.Equal(t, 1, fleet.n)
 }
 
@@ -431,9 +432,9 @@ func TestMaxWaitIsOneSetting(t *testing.T) {
 			// a second and its guard, over every max wait above.
 			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			l := newWindowLimiter(1_000_000, 1, tt.own, clk.now)
-			require.NoError(t, l.waitTurn(context.Background(), tt.client, nil))
+			require.NoError(t, turn(l, context.Background(), tt.client, nil))
 			clk.advance(time.Second + secondGuard - tt.wantLimit - time.Millisecond)
-			err := l.waitTurn(context.Background(), tt.client, nil)
+			err := turn(l, context.Background(), tt.client, nil)
 			require.ErrorIs(t, err, ErrRateLimited)
 			var apiErr *APIError
 			require.True(t, errors.As(err, &apiErr))
@@ -494,7 +495,7 @@ func TestIdleBurstDoesNotWait(t *testing.T) {
 	for range 45 {
 		wg.Go(func() {
 			var rec waitRecords
-			assert.NoError(t, lim.waitTurn(context.Background(), DefaultMaxWait, &rec))
+			assert.NoError(t, turn(lim, context.Background(), DefaultMaxWait, &rec))
 			waited <- rec
 		})
 	}
@@ -503,4 +504,12 @@ func TestIdleBurstDoesNotWait(t *testing.T) {
 	for rec := range waited {
 		assert.Zero(t, rec.n, "%v", rec.all())
 	}
+}
+
+// turn waits for a turn and reports the request answered at once, as the
+// transport does for a request whose response comes straight back.
+func turn(l attemptLimiter, ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
+	t, err := l.waitTurn(ctx, maxWait, rec)
+	l.sent(t)
+	return err
 }

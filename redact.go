@@ -114,36 +114,76 @@ func (r redactor) firstMatch(b []byte) int {
 // matchAt returns the length of the form of the secret that starts at b[i],
 // or 0.
 func (r redactor) matchAt(b []byte, i int) int {
-	start := i
-	for _, want := range r.secret {
-		n := matchRune(b[i:], want)
-		if n == 0 {
-			return 0
-		}
-		i += n
-	}
-	return i - start
-}
-
-// matchRune returns the length of an encoding of want at the start of b, or 0.
-func matchRune(b []byte, want rune) int {
-	if len(b) == 0 {
-		return 0
-	}
-	if got, n := utf8.DecodeRune(b); got == want && got != utf8.RuneError {
+	if n, ok := matchFrom(b[i:], r.secret); ok {
 		return n
 	}
+	return 0
+}
+
+// matchFrom matches secret at the start of b, each rune in any of its
+// encodings, trying every encoding in turn (a secret holding '&', '%' or
+// '\' must not stop at the literal byte that starts an escape). It
+// returns how many bytes of b the match took.
+func matchFrom(b []byte, secret string) (int, bool) {
+	if secret == "" {
+		return 0, true
+	}
+	want, size := utf8.DecodeRuneInString(secret)
+	lengths, count := encodedLengths(b, want)
+	for _, n := range lengths[:count] {
+		if rest, ok := matchFrom(b[n:], secret[size:]); ok {
+			return n + rest, true
+		}
+	}
+	return 0, false
+}
+
+// encodedLengths returns the lengths of the encodings of want that b
+// starts with: the rune itself, a JSON escape, a percent-encoding, an HTML
+// character reference. There are at most two (the literal byte and an
+// escape that starts with it).
+func encodedLengths(b []byte, want rune) (lengths [2]int, count int) {
+	if got, n := utf8.DecodeRune(b); got == want && got != utf8.RuneError {
+		lengths[count] = n
+		count++
+	}
+	if len(b) == 0 {
+		return lengths, count
+	}
+	var n int
 	switch b[0] {
 	case '\\':
-		return matchBackslash(b, want)
+		n = matchBackslash(b, want)
 	case '%':
-		if len(b) >= 3 && want < utf8.RuneSelf {
-			if v, ok := hexValue(b[1:3]); ok && v == want {
-				return 3
-			}
-		}
+		n = matchPercent(b, want)
 	case '&':
-		return matchCharRef(b, want)
+		n = matchCharRef(b, want)
+	}
+	if n > 0 {
+		lengths[count] = n
+		count++
+	}
+	return lengths, count
+}
+
+// matchPercent matches a percent-encoding of want's UTF-8 bytes:
+// %2F, or %C3%BC for ü.
+func matchPercent(b []byte, want rune) int {
+	var buf [utf8.UTFMax]byte
+	n, i := 0, 0
+	for n < len(buf) && i+3 <= len(b) && b[i] == '%' {
+		v, ok := hexValue(b[i+1 : i+3])
+		if !ok {
+			return 0
+		}
+		buf[n] = byte(v)
+		n, i = n+1, i+3
+		if r, size := utf8.DecodeRune(buf[:n]); size == n && (r != utf8.RuneError || n > 1) {
+			if r == want {
+				return i
+			}
+			return 0
+		}
 	}
 	return 0
 }
@@ -167,16 +207,24 @@ func matchBackslash(b []byte, want rune) int {
 	return 0
 }
 
-// matchCharRef matches an HTML numeric character reference: &#47; or &#x2F;.
+// matchCharRef matches an HTML character reference: numeric (&#47;,
+// &#x2F;) or one of the named ones an HTML escaper writes.
 func matchCharRef(b []byte, want rune) int {
-	if len(b) < 4 || b[1] != '#' {
-		return 0
-	}
 	end := bytes.IndexByte(b[:min(len(b), 12)], ';')
-	if end < 3 {
+	if end < 2 {
 		return 0
 	}
-	digits := b[2:end]
+	name := b[1:end]
+	if name[0] != '#' {
+		if v, ok := namedCharRef(string(name)); ok && v == want {
+			return end + 1
+		}
+		return 0
+	}
+	digits := name[1:]
+	if len(digits) == 0 {
+		return 0
+	}
 	var v rune
 	if digits[0] == 'x' || digits[0] == 'X' {
 		var ok bool
@@ -195,6 +243,44 @@ func matchCharRef(b []byte, want rune) int {
 		return 0
 	}
 	return end + 1
+}
+
+// namedCharRef gives the character of the HTML named references an
+// escaper may write for the printable ASCII a key can hold.
+func namedCharRef(name string) (rune, bool) {
+	switch name {
+	case "amp", "AMP":
+		return '&', true
+	case "lt", "LT":
+		return '<', true
+	case "gt", "GT":
+		return '>', true
+	case "quot", "QUOT":
+		return '"', true
+	case "apos":
+		return '\'', true
+	case "sol":
+		return '/', true
+	case "bsol":
+		return '\\', true
+	case "plus":
+		return '+', true
+	case "equals":
+		return '=', true
+	case "percnt":
+		return '%', true
+	case "num":
+		return '#', true
+	case "colon":
+		return ':', true
+	case "period":
+		return '.', true
+	case "lowbar", "UnderBar":
+		return '_', true
+	case "hyphen", "dash":
+		return '-', true
+	}
+	return 0, false
 }
 
 func hexValue(b []byte) (rune, bool) {

@@ -32,13 +32,14 @@ type limitedTransport struct {
 // RoundTrip runs one attempt, or one hop of it when a redirect is followed.
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	obs := observationFrom(req.Context())
+	var waits *waitRecords
 	if obs != nil {
 		req = obs.beginAttempt(req)
+		waits = obs.newWaits()
 	}
-	var waits waitRecords
-	err := t.limiter.waitTurn(req.Context(), t.maxWait, &waits)
+	ticket, err := t.limiter.waitTurn(req.Context(), t.maxWait, waits)
 	if obs != nil {
-		obs.reportWaits(&waits)
+		obs.reportWaits(waits)
 	}
 	if err != nil {
 		var refused *APIError
@@ -54,6 +55,7 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	defer cancel()
 	resp, err := t.next.RoundTrip(req)
+	t.limiter.sent(ticket)
 	if err != nil {
 		return nil, &sendError{err: t.timeoutCause(req, err)}
 	}
