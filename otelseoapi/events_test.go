@@ -303,3 +303,26 @@ func TestObserverUsesTheGlobalPropagator(t *testing.T) {
 	h.observe(ctx, e)
 	assert.Equal(t, http.Header{"Baggage": {"tenant=acme"}}, e.Header, "the global propagator, not Trace Context")
 }
+
+// TestObserverToleratesStrayEvents gives each event with a context that
+// holds none of the observer's state and with zero fields: the observer
+// neither panics nor drops the context.
+func TestObserverToleratesStrayEvents(t *testing.T) {
+	t.Parallel()
+	types := []seoapi.EventType{seoapi.EventCallStart, seoapi.EventAttemptStart, seoapi.EventLimiterWait,
+		seoapi.EventAttemptEnd, seoapi.EventCallEnd, 0, 99}
+	for _, typ := range types {
+		t.Run(typ.String(), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			type key struct{}
+			ctx := context.WithValue(t.Context(), key{}, "kept")
+			for _, e := range []seoapi.Event{{Type: typ}, listEvent(typ, 1, time.Time{}, time.Millisecond)} {
+				var got context.Context
+				require.NotPanics(t, func() { got = h.observe(ctx, e) })
+				require.NotNil(t, got)
+				assert.Equal(t, "kept", got.Value(key{}))
+			}
+		})
+	}
+}
