@@ -30,7 +30,7 @@ import (
 //	go test -c -o seoapi.test . && for i in $(seq 10); do
 //	  ./seoapi.test -test.run '^$' -test.bench 'ListProjects|CreateProject|UpdateProject' -test.benchmem -test.count 1
 //	done | tee bench.txt
-//	benchstat -col /impl bench.txt
+//	benchstat -col '/impl@(nethttp sdk)' bench.txt
 
 // benchServerEnv, when set, makes the test binary serve the benchmark
 // responses instead of running tests.

@@ -442,7 +442,7 @@ func appendExtra(dst []byte, n int, extra map[string]any, fields []requestField)
 		}
 		v, err := json.Marshal(extra[k])
 		if err != nil {
-			return nil, fmt.Errorf("Extra[%q]: %w", k, err)
+			return nil, fmt.Errorf("extra field %q: %w", k, err)
 		}
 		dst = appendMember(dst, n, k)
 		dst = append(dst, v...)

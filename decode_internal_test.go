@@ -138,7 +138,7 @@ func ptrTo(req any) any {
 func TestMarshalRequestErrorsAndNil(t *testing.T) {
 	t.Parallel()
 	_, err := encodeBody(&APIKeyCreateRequest{Name: "k", Extra: map[string]any{"bad": make(chan int)}})
-	if err == nil || !strings.Contains(err.Error(), `Extra["bad"]`) {
+	if err == nil || !strings.Contains(err.Error(), `extra field "bad"`) {
 		t.Fatalf("err = %v", err)
 	}
 	var nilReq *ProjectCreateRequest
