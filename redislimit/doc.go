@@ -53,8 +53,9 @@
 //
 //	seoapi:{name}:w     sorted set: one member per reserved request, scored by
 //	                    its send time in Redis microseconds; at most perHour
-//	                    members; expires an hour (and the guard) after the
-//	                    last reservation
+//	                    members in the last hour, plus one per request waiting
+//	                    for a future slot; expires an hour (and the guard)
+//	                    after the last reservation
 //	seoapi:{name}:hold  hash: until (end of the server's hold) and set (when it
 //	                    was stored); expires when the hold ends
 //

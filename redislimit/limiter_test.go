@@ -498,3 +498,32 @@ func TestClientCallFailsAtOnceWhenRedisIsDown(t *testing.T) {
 		t.Errorf("Redis was asked %d times, want once: a limiter that cannot reach Redis is not retried", n)
 	}
 }
+
+// A slot reserved for a wait that is then refused (here by the client's
+// max wait, the default 60 s outside a Client, smaller than the
+// limiter's own) is given back, and the hour stays full: no member of the
+// hour may be dropped to make room for a slot that is given back.
+func TestGivenBackSlotKeepsTheHourFull(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	lim := newTestLimiter(t, rdb, "full-hour", WithLimits(3, 1000), WithMaxWait(0))
+	for range 3 {
+		if err := lim.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		err := lim.Wait(context.Background())
+		var apiErr *seoapi.APIError
+		if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < time.Hour {
+			t.Fatalf("Wait %d on a full hour = %v, want a refusal of about an hour", i+4, err)
+		}
+		if !strings.Contains(err.Error(), "(WithMaxWait)") {
+			t.Errorf("error %q does not name the client's max wait", err)
+		}
+		if n := len(scores(t, rdb, "full-hour")); n != 3 {
+			t.Fatalf("%d slots after refusal %d, want the hour's 3", n, i+1)
+		}
+	}
+}

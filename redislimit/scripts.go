@@ -21,6 +21,12 @@ package redislimit
 // over hold, spacing, hour and second is enough. (With the spacing at a
 // perSecond-th of the second's window, the second's bound never binds;
 // it is kept as the statement of the limit itself.)
+//
+// Members leave the set only when they leave the hour (or are given back),
+// never by rank: a slot given back lets the next one be earlier than it
+// was, and its window may then still hold a member that a trim by rank
+// would have dropped. So the set holds at most perHour members in the
+// last hour, plus one per request waiting for a future slot.
 const reserveSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -50,7 +56,6 @@ bound(perSecond, secondW, 3)
 local delay = at - now
 if delay > maxDelay then return {delay, why, held, 0} end
 redis.call('ZADD', KEYS[1], us(at), ARGV[6])
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(perHour + 1))
 redis.call('PEXPIRE', KEYS[1], math.ceil((delay + hourW) / 1000))
 return {delay, why, held, 1}
 `
