@@ -209,8 +209,8 @@ func TestAllStopsOnLongLoops(t *testing.T) {
 
 func TestAllFollowsThousandsOfPages(t *testing.T) {
 	t.Parallel()
-	// Distinct cursors that recur in their hashes' low bits and page
-	// numbers that are never sent: nothing is taken for a repeat.
+	// 3000 distinct cursors, far more pages than the guard remembers
+	// exactly: none is taken for a repeat.
 	const pages = 3000
 	rec := pagedServer(t, func(n int, _ *http.Request, w http.ResponseWriter) {
 		if n == pages {
