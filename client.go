@@ -729,7 +729,12 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 	e.outcomeUnknown = !call.idem && mayHaveBeenWritten(err)
 	cause := c.cleanCause(err)
 	ctxErr := req.Context().Err()
+	var lim *limiterError
 	switch {
+	case errors.As(err, &lim) && ctxErr == nil:
+		// The limiter's own error, with the kind it names, if any.
+		e.Err, e.kind = lim.err, kindOf(lim.err)
+		e.Message = "not sent: the rate limiter failed"
 	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
 		if !errors.Is(cause, ctxErr) {
 			cause = fmt.Errorf("%w: %w", ctxErr, cause)
@@ -743,6 +748,18 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 		e.kind, e.Err = ErrConnection, connectionError{cause}
 	}
 	return e
+}
+
+// kindOf returns the first Err kind err matches, or ErrConnection: a
+// failure that names no kind left the call without a usable response.
+func kindOf(err error) error {
+	for _, kind := range [...]error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound,
+		ErrConflict, ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse} {
+		if errors.Is(err, kind) {
+			return kind
+		}
+	}
+	return ErrConnection
 }
 
 func isRedirectError(err error) bool {

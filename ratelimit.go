@@ -20,12 +20,20 @@ const (
 // secondGuard lengthens the built-in limiter's rolling second. A server
 // counts a request when it arrives, somewhere between its release and its
 // response; the built-in limiter therefore counts each request of a Client
-// in the second from its release until one second after its response
-// (see secondWindow), which holds on the server's clock whatever the
-// transit, and the guard only absorbs timer and clock granularity: 5 ms,
-// 0.5% of the rate. A request released by Wait alone, whose response the
-// limiter never hears of, counts from its release, with releaseGuard.
+// in the second that follows its response, or, for a response slower than
+// maxTransit, the second that follows release + maxTransit (see
+// secondWindow). That holds on the server's clock whatever the transit
+// and whatever the load on the machine, and the guard only absorbs timer
+// and clock granularity: 5 ms, 0.5% of the rate. A request released by
+// Wait alone, whose response the limiter never hears of, counts from its
+// release with releaseGuard.
 const secondGuard = 5 * time.Millisecond
+
+// maxTransit is how late after its release a request is assumed to reach
+// the server at the latest, when its response has not come back yet. It
+// bounds what a slow endpoint costs: at worst 1/(1 s + maxTransit + guard)
+// of the limit, 0.8.
+const maxTransit = 250 * time.Millisecond
 
 // releaseGuard lengthens the rolling second for requests counted from
 // their release (Wait called directly): arrivals perSecond requests apart
@@ -510,8 +518,9 @@ func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) { l.hold.app
 
 func (l *windowLimiter) feedback(ctx context.Context, f RateFeedback) { l.Feedback(ctx, f) }
 
-// sent ends the flight of the request t names: from now it counts for
-// one second more (and the guard).
+// sent tells the limiter the request t names got its response: the
+// server counted it by now, so it counts for one second more (and the
+// guard), if that is sooner than its release allowed for.
 func (l *windowLimiter) sent(t slotTicket) {
 	if !t.valid {
 		return
@@ -530,26 +539,12 @@ func (l *windowLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec
 }
 
 // waitWindows reserves the earliest release both windows allow, then
-// sleeps until it; the request holds its slot of the second until sent.
-// When every slot is in flight, no release can be computed yet: it waits
-// for a response, when its max wait allows the least such wait (a
-// second). A wait cut short by ctx gives the slot back.
+// sleeps until it; the request counts in the second until a second after
+// sent (see secondWindow). A wait cut short by ctx gives the slot back.
 func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) (slotTicket, error) {
 	start := l.now()
 	l.mu.Lock()
-	awaited := false
-	for !l.second.hasFree() {
-		if err := limit.check(ctx, time.Second+secondGuard, start, levelReason(WaitPerSecond)); err != nil {
-			l.mu.Unlock()
-			return slotTicket{}, err
-		}
-		if err := l.awaitResponse(ctx); err != nil {
-			rec.add(WaitPerSecond, start, l.now().Sub(start), err)
-			return slotTicket{}, err
-		}
-		awaited = true
-	}
-	at := l.now().Sub(l.origin)
+	at := start.Sub(l.origin)
 	secFree, hourFree := l.second.earliest(), l.hour.free()
 	// Releases are kept in order: a caller that read the clock before
 	// another but got the lock after it goes no earlier.
@@ -566,9 +561,6 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 	r := l.reserve(release)
 	l.mu.Unlock()
 	if delay <= 0 {
-		if awaited {
-			rec.add(WaitPerSecond, start, l.now().Sub(start), nil)
-		}
 		return r.second, nil
 	}
 	err := sleep(ctx, delay)
@@ -580,26 +572,6 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 	return r.second, nil
 }
 
-// awaitResponse waits, with l.mu held on entry and on a nil return, until
-// a request in flight gets its response or ctx ends.
-func (l *windowLimiter) awaitResponse(ctx context.Context) error {
-	freed := l.second.freed
-	l.second.waiting++
-	l.mu.Unlock()
-	var err error
-	select {
-	case <-ctx.Done():
-		err = ctx.Err()
-	case <-freed:
-	}
-	l.mu.Lock()
-	l.second.waiting--
-	if err != nil {
-		l.mu.Unlock()
-	}
-	return err
-}
-
 // reservation is what giveBack needs to undo one reserve.
 type reservation struct {
 	seq    uint64
@@ -609,11 +581,10 @@ type reservation struct {
 	last   time.Duration
 }
 
-// reserve records a release at at in both windows: the request holds its
-// slot of the second in flight until sent. Callers hold l.mu.
+// reserve records a release at at in both windows. Callers hold l.mu.
 func (l *windowLimiter) reserve(at time.Duration) reservation {
 	r := reservation{last: l.last, hour: l.hour.push(at)}
-	r.second, r.prev = l.second.take(inFlight)
+	r.second, r.prev = l.second.take(at + maxTransit + time.Second + secondGuard)
 	l.last = at
 	l.seq++
 	r.seq = l.seq
@@ -636,28 +607,22 @@ func (l *windowLimiter) giveBack(r reservation) {
 	l.seq--
 }
 
-// secondWindow is the rolling second of the built-in limiter as perSecond
-// slots. A slot is held while its request is in flight and for a second
-// (and secondGuard) after its response: the server counted the request
-// at some moment in between, so at most perSecond requests ever count in
-// any second on the server's clock, however late each arrived. A request
-// needs a slot that is not in flight, and goes when the earliest of them
-// frees.
+// secondWindow is the rolling second of the built-in limiter as up to
+// perSecond slots, each holding when it frees. A request takes the slot
+// that frees first and goes no earlier. Its slot frees a second (and
+// secondGuard) after its response, which is when the server last counted
+// it, or after release + maxTransit, when the response is slower: so at
+// most perSecond requests ever count in any second on the server's clock,
+// however late each arrived.
 type secondWindow struct {
-	slots []secondSlot
+	size  int
+	slots []secondSlot // grown to size as needed
 	gen   uint64
-	// freed is closed and replaced when an in-flight slot is let go while
-	// requests wait because every slot is in flight (waiting of them).
-	freed   chan struct{}
-	waiting int
 }
-
-// inFlight marks a slot held until its request's response.
-const inFlight = time.Duration(math.MaxInt64)
 
 // secondSlot is one slot of the second.
 type secondSlot struct {
-	frees time.Duration // when the slot frees; inFlight until the response
+	frees time.Duration // since the limiter's origin
 	gen   uint64        // the ticket that holds it
 }
 
@@ -669,27 +634,21 @@ type slotTicket struct {
 }
 
 func newSecondWindow(perSecond int) secondWindow {
-	slots := make([]secondSlot, perSecond)
-	for i := range slots {
-		slots[i].frees = math.MinInt64
-	}
-	return secondWindow{slots: slots, freed: make(chan struct{})}
+	return secondWindow{size: perSecond}
 }
 
-// hasFree reports whether a slot is not in flight.
-func (w *secondWindow) hasFree() bool {
-	_, at := w.pick()
-	return at != inFlight
-}
-
-// earliest returns when the first slot not in flight frees.
+// earliest returns when the slot that frees first frees.
 func (w *secondWindow) earliest() time.Duration {
 	_, at := w.pick()
 	return at
 }
 
-// pick returns the slot that frees first, and when.
+// pick returns the slot that frees first, and when: a new slot, free at
+// once, while fewer than size exist.
 func (w *secondWindow) pick() (idx int, at time.Duration) {
+	if len(w.slots) < w.size {
+		return len(w.slots), math.MinInt64
+	}
 	idx, at = 0, w.slots[0].frees
 	for i, s := range w.slots[1:] {
 		if s.frees < at {
@@ -699,46 +658,37 @@ func (w *secondWindow) pick() (idx int, at time.Duration) {
 	return idx, at
 }
 
-// take holds the slot that frees first until frees (inFlight: until
-// complete) and returns its ticket and what the slot held before.
+// take holds the slot that frees first until frees, and returns its
+// ticket and what the slot held before.
 func (w *secondWindow) take(frees time.Duration) (slotTicket, secondSlot) {
 	idx, _ := w.pick()
+	if idx == len(w.slots) {
+		w.slots = append(w.slots, secondSlot{frees: math.MinInt64})
+	}
 	prev := w.slots[idx]
 	w.gen++
 	w.slots[idx] = secondSlot{frees: frees, gen: w.gen}
 	return slotTicket{idx: idx, gen: w.gen, valid: true}, prev
 }
 
-// complete ends the flight of t's slot: it frees at frees.
+// complete moves t's slot to free at frees, if that is sooner.
 func (w *secondWindow) complete(t slotTicket, frees time.Duration) {
-	if s := &w.slots[t.idx]; s.gen == t.gen && s.frees == inFlight {
+	if !t.valid {
+		return
+	}
+	if s := &w.slots[t.idx]; s.gen == t.gen && frees < s.frees {
 		s.frees = frees
-		w.wake()
 	}
 }
 
 // restore gives t's slot back as it was, when t still holds it.
 func (w *secondWindow) restore(t slotTicket, prev secondSlot) {
-	if !t.valid || w.slots[t.idx].gen != t.gen {
-		return
-	}
-	wasInFlight := w.slots[t.idx].frees == inFlight
-	w.slots[t.idx] = prev
-	if wasInFlight {
-		w.wake()
+	if t.valid && w.slots[t.idx].gen == t.gen {
+		w.slots[t.idx] = prev
 	}
 }
 
-// wake lets the requests waiting for a slot look again.
-func (w *secondWindow) wake() {
-	if w.waiting == 0 {
-		return
-	}
-	close(w.freed)
-	w.freed = make(chan struct{})
-}
-
-// held returns how many slots are in flight or not yet free at now.
+// held returns how many slots are not yet free at now.
 func (w *secondWindow) held(now time.Duration) int {
 	n := 0
 	for _, s := range w.slots {

@@ -384,7 +384,7 @@ func TestNewAttemptLimiter(t *testing.T) {
 	lim := newAttemptLimiter(defaultRateLimitConfig(), time.Minute, time.Now)
 	builtin, ok := lim.(*windowLimiter)
 	require.True(t, ok, "%T", lim)
-	assert.Len(t, builtin.second.slots, DefaultRequestsPerSecond)
+	assert.Equal(t, DefaultRequestsPerSecond, builtin.second.size)
 	assert.Equal(t, DefaultRequestsPerHour, builtin.hour.size)
 
 	assert.Same(t, shared, newAttemptLimiter(rateLimitConfig{limiter: shared}, time.Minute, time.Now), "a shared built-in limiter keeps its levels and its hold")
@@ -512,4 +512,42 @@ func turn(l attemptLimiter, ctx context.Context, maxWait time.Duration, rec *wai
 	t, err := l.waitTurn(ctx, maxWait, rec)
 	l.sent(t)
 	return err
+}
+
+func TestSecondCountsFromTheResponse(t *testing.T) {
+	t.Parallel()
+	// One request a second. The server counts a request when it arrives,
+	// at the latest when its response comes back: the next may go a
+	// second (and the guard) after that response, or after release +
+	// maxTransit when no response came back.
+	tests := []struct {
+		name     string
+		answerIn time.Duration // -1: the limiter never hears of the response
+		want     time.Duration // the next request's wait, from the release
+	}{
+		{"fast response", 2 * time.Millisecond, 2*time.Millisecond + time.Second + secondGuard},
+		{"slow response", 200 * time.Millisecond, 200*time.Millisecond + time.Second + secondGuard},
+		{"response slower than maxTransit", 3 * time.Second, maxTransit + time.Second + secondGuard},
+		{"no response heard of", -1, maxTransit + time.Second + secondGuard},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			l := newWindowLimiter(1_000_000, 1, 0, clk.now)
+			ticket, err := l.waitTurn(context.Background(), time.Minute, nil)
+			require.NoError(t, err)
+			if tt.answerIn >= 0 {
+				clk.advance(tt.answerIn)
+				l.sent(ticket)
+				clk.advance(-tt.answerIn)
+			}
+			// A max wait of a nanosecond turns the wait into a refusal
+			// that says how long it would have been.
+			_, err = l.waitTurn(context.Background(), time.Nanosecond, nil)
+			var apiErr *APIError
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, tt.want, apiErr.RetryAfter)
+		})
+	}
 }

@@ -189,9 +189,14 @@ func (call *callState) retryable(resp *http.Response, err error) bool {
 	return false
 }
 
+// isLocalRefusal reports an attempt the client never sent: its limiter
+// refused to wait, or failed.
 func isLocalRefusal(err error) bool {
-	var e *APIError
-	return err != nil && errors.As(err, &e) && e.StatusCode == 0
+	var (
+		e   *APIError
+		lim *limiterError
+	)
+	return err != nil && (errors.As(err, &lim) || errors.As(err, &e) && e.StatusCode == 0)
 }
 
 // mayHaveBeenWritten reports whether a failed attempt may have reached

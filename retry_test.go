@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -377,6 +378,57 @@ func TestAttemptTimeoutRetriedOnlyWhenSafe(t *testing.T) {
 			assert.ErrorIs(t, err, seoapi.ErrOutcomeUnknown, "a timed-out POST may have taken effect")
 			assert.NotErrorIs(t, err, context.DeadlineExceeded, "the caller's context did not end")
 			assert.Len(t, rec.requests(), 1, "the POST was sent once")
+		})
+	}
+}
+
+// failingLimiter fails every Wait with err, counting the calls.
+type failingLimiter struct {
+	err   error
+	calls atomic.Int32
+}
+
+func (l *failingLimiter) Wait(context.Context) error {
+	l.calls.Add(1)
+	return l.err
+}
+
+// limiterDown is a limiter's own error type, such as a fleet limiter's
+// when its store cannot be reached.
+type limiterDown struct{}
+
+func (limiterDown) Error() string { return "limiter store unreachable" }
+
+func TestLimiterFailureEndsTheCallAtOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		kind error
+	}{
+		{"an error of no kind is a connection failure", limiterDown{}, seoapi.ErrConnection},
+		{"an error with a kind keeps it", fmt.Errorf("store said: %w", seoapi.ErrUnauthorized), seoapi.ErrUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			for _, method := range []string{"GET", "POST"} {
+				rec := newRecorder(t, respond(200, `[]`))
+				lim := &failingLimiter{err: tt.err}
+				c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(lim), seoapi.WithRetryWait(time.Millisecond, time.Millisecond))
+				require.NoError(t, err)
+				req, err := c.NewRequest(context.Background(), method, "api/workspaces", nil)
+				require.NoError(t, err)
+				_, err = c.Do(req, nil)
+				require.ErrorIs(t, err, tt.kind, method)
+				assert.NotErrorIs(t, err, seoapi.ErrOutcomeUnknown, "nothing was sent")
+				assert.ErrorIs(t, err, tt.err, "the limiter's error stays reachable")
+				var apiErr *seoapi.APIError
+				require.ErrorAs(t, err, &apiErr)
+				assert.Zero(t, apiErr.Attempts)
+				assert.EqualValues(t, 1, lim.calls.Load(), "%s: not retried", method)
+				assert.Empty(t, rec.requests(), "nothing reached the server")
+			}
 		})
 	}
 }

@@ -43,10 +43,13 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	}
 	if err != nil {
 		var refused *APIError
-		if errors.As(err, &refused) && refused.Method == "" {
-			refused.Method, refused.URL = req.Method, redactedURL(req)
+		if errors.As(err, &refused) && refused.StatusCode == 0 {
+			if refused.Method == "" {
+				refused.Method, refused.URL = req.Method, redactedURL(req)
+			}
+			return nil, err
 		}
-		return nil, err
+		return nil, &limiterError{err: err}
 	}
 	cancel := func() {}
 	if t.timeout > 0 {
@@ -86,6 +89,9 @@ func (t *limitedTransport) timeoutCause(req *http.Request, err error) error {
 func newStallTransport(d time.Duration) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = d
+	// Keep a connection for each request a second may hold in flight, not
+	// net/http's two: every request over two would dial anew.
+	t.MaxIdleConnsPerHost = DefaultRequestsPerSecond
 	t.TLSHandshakeTimeout = min(t.TLSHandshakeTimeout, d)
 	dialer := &net.Dialer{Timeout: d, KeepAlive: 30 * time.Second}
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -121,6 +127,13 @@ func (c *stallConn) Write(p []byte) (int, error) {
 // errAttemptTimeout ends an attempt that took longer than the HTTP
 // client's Timeout.
 var errAttemptTimeout = errors.New("attempt timed out")
+
+// limiterError is a failure of the limiter itself (a fleet limiter that
+// cannot reach Redis, say): nothing was sent, and the call ends at once.
+type limiterError struct{ err error }
+
+func (e *limiterError) Error() string { return "rate limiter: " + e.err.Error() }
+func (e *limiterError) Unwrap() error { return e.err }
 
 // sendError is a failure after the request was handed to the network:
 // it may have been written.
