@@ -3,9 +3,11 @@ package seoapi_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -211,6 +213,15 @@ func cutBody(status int) rawHandler {
 	}
 }
 
+// trickle sends the headers and part of the body, then nothing: the
+// attempt's timeout must cover reading the body.
+func trickle(s *rawServer, conn *net.TCPConn, br *bufio.Reader) {
+	if s.readRequest(br) {
+		io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"data\": [")
+		io.Copy(io.Discard, br) // until the client hangs up or the test ends
+	}
+}
+
 // blackHole reads the request and never answers.
 func blackHole(s *rawServer, conn *net.TCPConn, br *bufio.Reader) {
 	if s.readRequest(br) {
@@ -252,7 +263,8 @@ func TestEveryConnectionFaultHasOneKind(t *testing.T) {
 		retried bool
 		// opError: errors.As finds the *net.OpError underneath.
 		opError bool
-		status  int // of the response that was not usable
+		status  int  // of the response that was not usable
+		capHit  bool // the error names the size cap
 	}{
 		{name: "refused", kind: seoapi.ErrConnection, retried: true, opError: true},
 		{name: "reset before the request is read", handle: resetBeforeRead, kind: seoapi.ErrConnection, written: true, retried: true, opError: true},
@@ -261,9 +273,12 @@ func TestEveryConnectionFaultHasOneKind(t *testing.T) {
 		{name: "body cut", handle: cutBody(http.StatusOK), kind: seoapi.ErrConnection, written: true, retried: true},
 		{name: "black hole", handle: blackHole, kind: seoapi.ErrConnection, written: true, retried: true,
 			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond})}},
-		{name: "2xx over the size cap with a length", handle: oversized(1000, false), kind: seoapi.ErrUnexpectedResponse, status: 200,
+		{name: "body trickling past the attempt timeout", handle: trickle, kind: seoapi.ErrConnection, written: true, retried: true,
+			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond})}},
+		{name: "2xx not JSON", handle: rawAnswer(http.StatusOK, `<html>welcome</html>`, false), kind: seoapi.ErrUnexpectedResponse, status: 200},
+		{name: "2xx over the size cap with a length", handle: oversized(1000, false), kind: seoapi.ErrUnexpectedResponse, status: 200, capHit: true,
 			opts: []seoapi.Option{seoapi.WithMaxResponseBytes(100)}},
-		{name: "2xx over the size cap chunked", handle: oversized(1000, true), kind: seoapi.ErrUnexpectedResponse, status: 200,
+		{name: "2xx over the size cap chunked", handle: oversized(1000, true), kind: seoapi.ErrUnexpectedResponse, status: 200, capHit: true,
 			opts: []seoapi.Option{seoapi.WithMaxResponseBytes(100)}},
 	}
 	for _, f := range faults {
@@ -287,7 +302,7 @@ func TestEveryConnectionFaultHasOneKind(t *testing.T) {
 				assert.Equal(t, unknown, errors.Is(err, seoapi.ErrOutcomeUnknown), "ErrOutcomeUnknown: %v", err)
 				assert.Equal(t, method, ae.Method)
 				assert.Equal(t, f.status, ae.StatusCode)
-				if f.kind == seoapi.ErrUnexpectedResponse {
+				if f.capHit {
 					assert.Contains(t, err.Error(), "cap", "the error says the size cap was hit")
 					assert.Contains(t, err.Error(), "100", "the error names the cap")
 				}
@@ -350,6 +365,16 @@ func statusKinds() []struct {
 		{502, seoapi.ErrServer, true},
 		{503, seoapi.ErrServer, true},
 		{504, seoapi.ErrServer, true},
+		// Statuses no API should send still have one kind.
+		{300, seoapi.ErrUnexpectedResponse, false},
+		{304, seoapi.ErrUnexpectedResponse, false},
+		{418, seoapi.ErrUnexpectedResponse, false},
+		{423, seoapi.ErrConflict, false},
+		{451, seoapi.ErrForbidden, false},
+		{507, seoapi.ErrServer, false},
+		{599, seoapi.ErrServer, false},
+		{600, seoapi.ErrUnexpectedResponse, false},
+		{999, seoapi.ErrUnexpectedResponse, false},
 	}
 }
 
@@ -429,9 +454,10 @@ func TestEveryStatusHasOneKind(t *testing.T) {
 				assert.Equal(t, attempts, ae.Attempts)
 				assert.Equal(t, attempts, srv.total(), "requests the server saw")
 				assert.Zero(t, elsewhere.total(), "a redirect to another origin was followed")
-				if tc.status >= 300 && tc.status < 400 {
+				switch {
+				case tc.status >= 300 && tc.status < 400:
 					assert.Equal(t, elsewhere.URL+"/api/workspaces", ae.Header.Get("Location"))
-				} else {
+				default:
 					assert.Equal(t, fmt.Sprintf("c%d", tc.status), ae.Code)
 					assert.Equal(t, fmt.Sprintf("status %d", tc.status), ae.Message)
 				}
@@ -663,3 +689,45 @@ func TestRetryAfterNowStillBacksOff(t *testing.T) {
 		})
 	}
 }
+
+// TestTLSFailuresAreConnectionErrors: a TLS handshake that fails is
+// ErrConnection; nothing of the request was written, so a write's outcome
+// is known and it may be tried again unless the failure is permanent (a
+// certificate the client does not trust).
+func TestTLSFailuresAreConnectionErrors(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{http.MethodGet, http.MethodPost, http.MethodPatch} {
+		t.Run("untrusted certificate/"+method, func(t *testing.T) {
+			t.Parallel()
+			var requests atomic.Int32
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { requests.Add(1) }))
+			srv.Config.ErrorLog = discardLog()
+			t.Cleanup(srv.Close)
+			c := hostileClient(t, srv.URL) // without srv.Client(): the certificate is not trusted
+			_, err := callMethod(context.Background(), c, method)
+			ae := requireOneKind(t, err, seoapi.ErrConnection)
+			assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), "nothing was written: %v", err)
+			var cert *tls.CertificateVerificationError
+			assert.ErrorAs(t, err, &cert)
+			assert.Equal(t, 1, ae.Attempts, "a certificate is not retried")
+			assert.Zero(t, requests.Load())
+		})
+		t.Run("closed during the handshake/"+method, func(t *testing.T) {
+			t.Parallel()
+			srv := startRaw(t, func(_ *rawServer, conn *net.TCPConn, br *bufio.Reader) {
+				if _, err := br.Peek(1); err == nil { // the ClientHello arrived
+					conn.Close()
+				}
+			})
+			c := hostileClient(t, strings.Replace(srv.url, "http:", "https:", 1))
+			_, err := callMethod(context.Background(), c, method)
+			ae := requireOneKind(t, err, seoapi.ErrConnection)
+			assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), "nothing was written: %v", err)
+			assert.Equal(t, 1+hostileRetries, ae.Attempts, "a request that was never written is tried again")
+			assert.EqualValues(t, 1+hostileRetries, srv.conns.Load())
+		})
+	}
+}
+
+// discardLog keeps the TLS server's handshake errors out of the test output.
+func discardLog() *log.Logger { return log.New(io.Discard, "", 0) }
