@@ -731,3 +731,143 @@ func TestTLSFailuresAreConnectionErrors(t *testing.T) {
 
 // discardLog keeps the TLS server's handshake errors out of the test output.
 func discardLog() *log.Logger { return log.New(io.Discard, "", 0) }
+
+// callIDKey carries a call's number to the observer of
+// TestConcurrentCallsKeepTheirOwnState.
+type callIDKey struct{}
+
+// attemptCounter counts the attempts each call reported, by call number.
+type attemptCounter struct {
+	mu     sync.Mutex
+	starts map[int]int
+	ends   map[int]int // the Attempt of EventCallEnd
+}
+
+func (o *attemptCounter) Observe(ctx context.Context, e seoapi.Event) context.Context {
+	id, ok := ctx.Value(callIDKey{}).(int)
+	if !ok {
+		return ctx
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch e.Type {
+	case seoapi.EventAttemptStart:
+		o.starts[id]++
+	case seoapi.EventCallEnd:
+		o.ends[id] = e.Attempt
+	}
+	return ctx
+}
+
+// TestConcurrentCallsKeepTheirOwnState runs calls with different retry
+// fates at once on one client: each reports its own attempts, in its
+// error or response and to observers (the retry state is pooled).
+func TestConcurrentCallsKeepTheirOwnState(t *testing.T) {
+	t.Parallel()
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodPost:
+			w.WriteHeader(http.StatusServiceUnavailable)
+		case http.MethodDelete:
+			w.WriteHeader(http.StatusInternalServerError)
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"id":"proj_1","name":"renamed"}`)
+		}
+	})
+	obs := &attemptCounter{starts: map[int]int{}, ends: map[int]int{}}
+	c := hostileClient(t, srv.URL, seoapi.WithObserver(obs))
+	methods := []string{http.MethodGet, http.MethodPost, http.MethodPatch, http.MethodDelete}
+	// What each method's call ends in, after how many attempts.
+	want := map[string]int{http.MethodGet: 1 + hostileRetries, http.MethodPost: 1, http.MethodPatch: 1, http.MethodDelete: 1 + hostileRetries}
+
+	const calls = 48
+	got := make([]int, calls)
+	var wg sync.WaitGroup
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx := context.WithValue(context.Background(), callIDKey{}, i)
+			resp, err := callMethod(ctx, c, methods[i%len(methods)])
+			var ae *seoapi.APIError
+			switch {
+			case errors.As(err, &ae):
+				got[i] = ae.Attempts
+			case err == nil:
+				got[i] = resp.Attempts
+			default:
+				got[i] = -1
+			}
+		}()
+	}
+	wg.Wait()
+
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	total := 0
+	for i := range calls {
+		m := methods[i%len(methods)]
+		assert.Equal(t, want[m], got[i], "call %d (%s): attempts in its result", i, m)
+		assert.Equal(t, want[m], obs.starts[i], "call %d (%s): attempts observed", i, m)
+		assert.Equal(t, want[m], obs.ends[i], "call %d (%s): attempts at call end", i, m)
+		total += want[m]
+	}
+	assert.Equal(t, total, srv.total(), "requests the server saw")
+}
+
+// TestRetriedWriteResendsTheWholeBody: a create retried after a 429 sends
+// its whole body again, whether the SDK built the request or the caller
+// did with a body that cannot be rewound.
+func TestRetriedWriteResendsTheWholeBody(t *testing.T) {
+	t.Parallel()
+	const body = `{"name":"resent"}`
+	tests := []struct {
+		name string
+		call func(c *seoapi.Client) error
+	}{
+		{"service method", func(c *seoapi.Client) error {
+			_, _, err := c.Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "resent"})
+			return err
+		}},
+		{"caller's request without GetBody", func(c *seoapi.Client) error {
+			req, err := c.NewRequest(context.Background(), http.MethodPost, "api/workspaces", nil)
+			if err != nil {
+				return err
+			}
+			req.Body = io.NopCloser(strings.NewReader(body))
+			req.ContentLength = int64(len(body))
+			req.GetBody = nil
+			_, err = c.Do(req, nil)
+			return err
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			var bodies []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				bodies = append(bodies, string(b))
+				first := len(bodies) == 1
+				mu.Unlock()
+				if first {
+					w.Header().Set("Retry-After", "0")
+					w.WriteHeader(http.StatusTooManyRequests)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusCreated)
+				io.WriteString(w, `{"id":"ws_2","name":"resent"}`)
+			}))
+			t.Cleanup(srv.Close)
+			c := hostileClient(t, srv.URL)
+			require.NoError(t, tc.call(c))
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, []string{body, body}, bodies)
+		})
+	}
+}
