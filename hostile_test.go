@@ -213,6 +213,15 @@ func cutBody(status int) rawHandler {
 	}
 }
 
+// afterRead reads the request, writes raw and hangs up.
+func afterRead(raw string) rawHandler {
+	return func(s *rawServer, conn *net.TCPConn, br *bufio.Reader) {
+		if s.readRequest(br) {
+			io.WriteString(conn, raw)
+		}
+	}
+}
+
 // trickle sends the headers and part of the body, then nothing: the
 // attempt's timeout must cover reading the body.
 func trickle(s *rawServer, conn *net.TCPConn, br *bufio.Reader) {
@@ -265,16 +274,22 @@ func TestEveryConnectionFaultHasOneKind(t *testing.T) {
 		opError bool
 		status  int  // of the response that was not usable
 		capHit  bool // the error names the size cap
+		// timeout: the attempt ends on the client's clock, so the server
+		// may not even have accepted the connection yet.
+		timeout bool
 	}{
 		{name: "refused", kind: seoapi.ErrConnection, retried: true, opError: true},
 		{name: "reset before the request is read", handle: resetBeforeRead, kind: seoapi.ErrConnection, written: true, retried: true, opError: true},
 		{name: "reset after the request is read", handle: resetAfterRead, kind: seoapi.ErrConnection, written: true, retried: true, opError: true},
 		{name: "headers cut", handle: cutHeaders, kind: seoapi.ErrConnection, written: true, retried: true},
 		{name: "body cut", handle: cutBody(http.StatusOK), kind: seoapi.ErrConnection, written: true, retried: true},
-		{name: "black hole", handle: blackHole, kind: seoapi.ErrConnection, written: true, retried: true,
+		{name: "black hole", handle: blackHole, kind: seoapi.ErrConnection, written: true, retried: true, timeout: true,
 			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond})}},
-		{name: "body trickling past the attempt timeout", handle: trickle, kind: seoapi.ErrConnection, written: true, retried: true,
+		{name: "body trickling past the attempt timeout", handle: trickle, kind: seoapi.ErrConnection, written: true, retried: true, timeout: true,
 			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond})}},
+		{name: "malformed chunked body", handle: afterRead("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
+			kind: seoapi.ErrConnection, written: true, retried: true},
+		{name: "not HTTP", handle: afterRead("SSH-2.0-OpenSSH_9.6\r\n\r\n"), kind: seoapi.ErrConnection, written: true, retried: true},
 		{name: "2xx not JSON", handle: rawAnswer(http.StatusOK, `<html>welcome</html>`, false), kind: seoapi.ErrUnexpectedResponse, status: 200},
 		{name: "2xx over the size cap with a length", handle: oversized(1000, false), kind: seoapi.ErrUnexpectedResponse, status: 200, capHit: true,
 			opts: []seoapi.Option{seoapi.WithMaxResponseBytes(100)}},
@@ -319,7 +334,11 @@ func TestEveryConnectionFaultHasOneKind(t *testing.T) {
 				}
 				assert.Equal(t, attempts, ae.Attempts, "attempts")
 				if srv != nil {
-					assert.EqualValues(t, attempts, srv.conns.Load(), "connections the server saw")
+					if f.timeout {
+						assert.LessOrEqual(t, srv.conns.Load(), int32(attempts), "connections the server saw")
+					} else {
+						assert.EqualValues(t, attempts, srv.conns.Load(), "connections the server saw")
+					}
 					if isWrite(method) {
 						assert.LessOrEqual(t, srv.requests.Load(), int32(1), "a write reached the server twice")
 					}
@@ -601,7 +620,9 @@ func TestContextEndingIsTheContextsError(t *testing.T) {
 			_, err := callMethod(ctx, c, method)
 			requireOneKind(t, err, context.DeadlineExceeded)
 			assert.Equal(t, isWrite(method), errors.Is(err, seoapi.ErrOutcomeUnknown), "ErrOutcomeUnknown: %v", err)
-			assert.EqualValues(t, 1, srv.requests.Load())
+			// The deadline runs on the client's clock: a loaded server may
+			// not have read the request yet.
+			assert.LessOrEqual(t, srv.requests.Load(), int32(1))
 		})
 		t.Run("cancelled in the limiter/"+method, func(t *testing.T) {
 			t.Parallel()
