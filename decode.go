@@ -186,7 +186,7 @@ func decodeResource(body []byte, res resource) error {
 	span := jsonx.SingleSpan(body, singular)
 	res.reset()
 	d := newDecoder(body[:span.End])
-	d.r.Seek(span.Start)
+	d.r.Seek(span.Start, 0) // the body was validated whole
 	d.decodeObject(res)
 	return nil
 }
@@ -212,9 +212,13 @@ func decodeListOf[T any, PT resourcePtr[T]](body []byte, dst *[]*T, resp *Respon
 	resp.readEnvelope(jsonx.Trim(body))
 	list := []*T{}
 	if !span.Empty() {
+		// The list is validated as it is decoded, inside the envelope.
 		d.r.Reset(body[:span.End])
-		d.r.Seek(span.Start)
+		d.r.Seek(span.Start, 1)
 		list = decodeArray[T, PT](d)
+		if !d.r.Done() {
+			return errMalformed
+		}
 	}
 	*dst = list
 	return nil
@@ -242,6 +246,9 @@ func decodeOtherList(body []byte, dst reflect.Value, resp *Response) error {
 	data := jsonx.Trim(body)
 	if data.IsObject() {
 		resp.readEnvelope(data)
+	}
+	if !jsonx.ValidList(body, span) {
+		return errMalformed
 	}
 	list := body[span.Start:span.End]
 	if span.Empty() {

@@ -309,3 +309,18 @@ func TestExactNumericTimes(t *testing.T) {
 	assert.Equal(t, "2023-11-14T22:13:20.123Z", list[0].CreatedAt.Format(time.RFC3339Nano))
 	assert.Equal(t, "2023-11-14T22:13:20.123456789Z", list[0].UpdatedAt.Format(time.RFC3339Nano))
 }
+
+func TestMalformedListBodies(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`[{"id":"a"},]`, `[{"id":"a"}] x`, `{"data":[{"id":"a",}]}`,
+		`{"data":[{"id":"a"}],"warnings":[1,]}`, `{"warnings":["\q"],"data":[{"id":"a"}]}`,
+		`{"a":[],"b":[],"c":[],"d":[],"e":[,],"data":[]}`, `{"data":[{"id":"a"}],"meta":{"x":}}`,
+	} {
+		rec := newRecorder(t, respond(200, body))
+		list, _, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
+		require.Error(t, err, body)
+		assert.Contains(t, err.Error(), "malformed JSON", body)
+		assert.Nil(t, list, body)
+	}
+}

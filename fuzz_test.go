@@ -19,6 +19,7 @@ func FuzzDecodeList(f *testing.F) {
 		`[]`, `[{"id":1,"name":"a","createdAt":"2025-01-01T00:00:00Z"}]`, `{"data":[{"id":"x"}],"meta":{"page":1,"total_pages":3}}`,
 		`{"projects":[null,{"workspace_id":12345678901234567}]}`, `{"items":[],"next_cursor":"c","has_more":true}`,
 		`{"links":{"next":"/api/x?page=2"},"results":[{"id":"\u00e9"}]}`, `[[[[[]]]]]`, `{"a":[1],"b":[2]}`, `{"id":`, `"x"`, `null`, ``,
+		`{"a":[1],"b":[2],"c":[3],"d":[4],"e":[5],"data":[{"id":"x"}]}`, `{"w":[1}],"items":[{"id":2}]}`, `{"data":[{"id":1}],"x":["\q"]}`,
 	} {
 		f.Add([]byte(seed))
 	}

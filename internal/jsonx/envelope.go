@@ -39,21 +39,27 @@ func List(body Value, plurals ...string) (list Value, ok bool) {
 	if span.Empty() {
 		return Value("[]"), true
 	}
+	if !ValidList(body, span) {
+		return nil, false
+	}
 	return body[span.Start:span.End], true
 }
 
-// ListSpan finds the list as List does, validating the whole body in the
-// same pass. A bare array's span is the trimmed body.
+// ListSpan finds the list as List does and validates the rest of the
+// body in the same pass. The list itself is left for the caller to
+// validate, as decoding it with a Reader (or encoding/json) does, so that
+// it is walked once rather than twice. A bare array's span is the trimmed
+// body.
 func ListSpan(body []byte, plurals ...string) (Span, Shape) {
 	r := Reader{data: body}
 	switch r.Peek() {
 	case '[':
 		start := r.Pos()
-		r.Value()
-		if !r.Done() {
+		end := skipValue(body, start)
+		if end < 0 || skipSpace(body, end) != len(body) {
 			return Span{}, Malformed
 		}
-		return Span{start, r.Pos()}, Found
+		return Span{start, end}, Found
 	case '{':
 	default:
 		if !Valid(body) {
@@ -61,42 +67,106 @@ func ListSpan(body []byte, plurals ...string) (Span, Shape) {
 		}
 		return Span{}, NoList
 	}
-	var named [len(listKeys) + maxPlurals]Span
-	var found [len(named)]bool
-	var onlyArray Span
-	arrays := 0
+	var e envelope
 	for more := r.ObjectStart(); more; more = r.ObjectNext() {
 		key := r.Key()
-		start := r.Pos()
-		val := r.Value()
-		if r.Failed() {
+		if !e.member(&r, key, plurals) {
 			break
-		}
-		span := Span{start, r.Pos()}
-		if val.IsArray() {
-			arrays++
-			onlyArray = span
-		} else if string(val) == "null" {
-			span = Span{start, start}
-		} else {
-			continue
-		}
-		if i := listKeyIndex(key, plurals); i >= 0 && !found[i] {
-			named[i], found[i] = span, true
 		}
 	}
 	if !r.Done() {
 		return Span{}, Malformed
 	}
-	for i, ok := range found {
-		if ok {
-			return named[i], Found
+	list, shape := e.list()
+	if !e.validateOthers(body, list) {
+		return Span{}, Malformed
+	}
+	return list, shape
+}
+
+// ValidList validates the list ListSpan found in body, which ListSpan
+// leaves to its caller, counting the envelope toward the nesting limit.
+func ValidList(body []byte, list Span) bool {
+	if list.Empty() {
+		return true
+	}
+	depth := 1 // inside the envelope
+	if list.Start == skipSpace(body, 0) {
+		depth = 0 // the body itself
+	}
+	return scanValueAt(body, list.Start, depth) == list.End
+}
+
+// envelope is what ListSpan gathers from the members of a list envelope.
+type envelope struct {
+	named     [len(listKeys) + maxPlurals]Span
+	found     [len(listKeys) + maxPlurals]bool
+	onlyArray Span
+	arrays    int
+	// unchecked are arrays skipped without validation, since one of them
+	// may be the list; arrays beyond these few are validated as they come.
+	unchecked  [4]Span
+	nUnchecked int
+}
+
+// member reads one member's value, reporting false on invalid JSON.
+func (e *envelope) member(r *Reader, key []byte, plurals []string) bool {
+	start := r.Peek()
+	pos := r.Pos()
+	var span Span
+	switch {
+	case start == '[' && e.nUnchecked < len(e.unchecked):
+		end := skipValue(r.data, pos)
+		if end < 0 {
+			return r.fail()
+		}
+		r.pos = end
+		span = Span{pos, end}
+		e.unchecked[e.nUnchecked] = span
+		e.nUnchecked++
+	default:
+		val := r.Value()
+		if r.Failed() {
+			return false
+		}
+		span = Span{pos, r.Pos()}
+		if string(val) == "null" {
+			span = Span{pos, pos}
+		} else if start != '[' {
+			return true
 		}
 	}
-	if arrays == 1 {
-		return onlyArray, Found
+	if start == '[' {
+		e.arrays++
+		e.onlyArray = span
+	}
+	if i := listKeyIndex(key, plurals); i >= 0 && !e.found[i] {
+		e.named[i], e.found[i] = span, true
+	}
+	return true
+}
+
+// list picks the list: the first named candidate, else the only array.
+func (e *envelope) list() (Span, Shape) {
+	for i, ok := range e.found {
+		if ok {
+			return e.named[i], Found
+		}
+	}
+	if e.arrays == 1 {
+		return e.onlyArray, Found
 	}
 	return Span{}, NoList
+}
+
+// validateOthers validates the arrays skipped unchecked, except the list.
+func (e *envelope) validateOthers(body []byte, list Span) bool {
+	for _, s := range e.unchecked[:e.nUnchecked] {
+		if s != list && scanValueAt(body, s.Start, 1) != s.End {
+			return false
+		}
+	}
+	return true
 }
 
 // listKeyIndex returns the rank of key among the list keys and then the

@@ -211,3 +211,20 @@ func FuzzValid(f *testing.F) {
 		}
 	})
 }
+
+// TestReaderNestingLimitCountsOuterContainers holds the reader to
+// encoding/json's nesting limit for values inside the containers it walks.
+func TestReaderNestingLimitCountsOuterContainers(t *testing.T) {
+	t.Parallel()
+	for _, inner := range []int{maxDepth - 2, maxDepth - 1} {
+		body := []byte(`[{"a":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + `}]`)
+		r := NewReader(body)
+		for more := r.ArrayStart(); more; more = r.ArrayNext() {
+			for m := r.ObjectStart(); m; m = r.ObjectNext() {
+				r.Key()
+				r.Value()
+			}
+		}
+		assert.Equal(t, json.Valid(body), r.Done(), "inner depth %d", inner)
+	}
+}

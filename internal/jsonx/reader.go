@@ -20,6 +20,7 @@ const maxDepth = 10000
 type Reader struct {
 	data   []byte
 	pos    int
+	depth  int // containers entered and not yet left, for the nesting limit
 	failed bool
 	key    [maxKey]byte
 }
@@ -28,11 +29,14 @@ type Reader struct {
 func NewReader(data []byte) *Reader { return &Reader{data: data} }
 
 // Reset points r at the start of data.
-func (r *Reader) Reset(data []byte) { r.data, r.pos, r.failed = data, 0, false }
+func (r *Reader) Reset(data []byte) { r.data, r.pos, r.depth, r.failed = data, 0, 0, false }
 
 // Seek moves r to index pos of its data, such as the start of a value
-// found by ListSpan or SingleSpan.
-func (r *Reader) Seek(pos int) { r.pos = min(max(pos, 0), len(r.data)) }
+// found by ListSpan or SingleSpan, nested depth containers deep (which
+// counts toward the nesting limit).
+func (r *Reader) Seek(pos, depth int) {
+	r.pos, r.depth = min(max(pos, 0), len(r.data)), depth
+}
 
 // Pos returns the index in data of the next byte to read.
 func (r *Reader) Pos() int { return r.pos }
@@ -67,7 +71,7 @@ func (r *Reader) Peek() byte {
 // ArrayStart consumes the opening bracket of an array and reports whether
 // an element follows; the reader is then at the element's first byte.
 func (r *Reader) ArrayStart() bool {
-	if r.Peek() != '[' {
+	if r.Peek() != '[' || r.depth >= maxDepth {
 		return r.fail()
 	}
 	r.pos++
@@ -78,6 +82,7 @@ func (r *Reader) ArrayStart() bool {
 	case 0:
 		return r.fail()
 	}
+	r.depth++
 	return true
 }
 
@@ -94,6 +99,7 @@ func (r *Reader) ArrayNext() bool {
 		return true
 	case ']':
 		r.pos++
+		r.depth--
 		return false
 	}
 	return r.fail()
@@ -102,7 +108,7 @@ func (r *Reader) ArrayNext() bool {
 // ObjectStart consumes the opening brace of an object and reports whether
 // a member follows; read it with Key and Value.
 func (r *Reader) ObjectStart() bool {
-	if r.Peek() != '{' {
+	if r.Peek() != '{' || r.depth >= maxDepth {
 		return r.fail()
 	}
 	r.pos++
@@ -111,6 +117,7 @@ func (r *Reader) ObjectStart() bool {
 		r.pos++
 		return false
 	case '"':
+		r.depth++
 		return true
 	}
 	return r.fail()
@@ -128,6 +135,7 @@ func (r *Reader) ObjectNext() bool {
 		return true
 	case '}':
 		r.pos++
+		r.depth--
 		return false
 	}
 	return r.fail()
@@ -167,7 +175,7 @@ func (r *Reader) Value() Value {
 		return nil
 	}
 	start := r.pos
-	end := scanValue(r.data, start)
+	end := scanValueAt(r.data, start, r.depth)
 	if end < 0 {
 		r.fail()
 		return nil
@@ -199,7 +207,11 @@ func Valid(data []byte) bool {
 
 // scanValue returns the index just past the valid value starting at
 // data[i] (no leading space), or -1 when it is not valid.
-func scanValue(data []byte, i int) int {
+func scanValue(data []byte, i int) int { return scanValueAt(data, i, 0) }
+
+// scanValueAt is scanValue for a value nested depth containers deep, which
+// counts toward the nesting limit.
+func scanValueAt(data []byte, i, depth int) int {
 	switch c := data[i]; {
 	case c == '"':
 		end, _ := scanString(data, i)
@@ -213,7 +225,7 @@ func scanValue(data []byte, i int) int {
 	case c == 'n':
 		return scanLiteral(data, i, "null")
 	case c == '{' || c == '[':
-		return scanContainer(data, i)
+		return scanContainer(data, i, depth)
 	}
 	return -1
 }
@@ -346,10 +358,11 @@ func scanDigits(data []byte, i int) int {
 type nesting struct {
 	bits  [maxDepth/64 + 1]uint64
 	depth int
+	outer int // containers around the value being scanned
 }
 
 func (n *nesting) push(object bool) bool {
-	if n.depth >= maxDepth {
+	if n.outer+n.depth >= maxDepth {
 		return false
 	}
 	word, bit := n.depth/64, uint(n.depth%64)
@@ -367,10 +380,11 @@ func (n *nesting) inObject() bool {
 	return n.bits[d/64]&(1<<uint(d%64)) != 0
 }
 
-// scanContainer validates the object or array at data[i] without
-// recursion and returns the index just past it, or -1.
-func scanContainer(data []byte, i int) int {
-	var stack nesting
+// scanContainer validates the object or array at data[i], nested outer
+// containers deep, without recursion, and returns the index just past it,
+// or -1.
+func scanContainer(data []byte, i, outer int) int {
+	stack := nesting{outer: outer}
 	for {
 		// i is at the start of a value.
 		switch data[i] {
