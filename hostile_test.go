@@ -275,7 +275,8 @@ func TestEveryConnectionFaultHasOneKind(t *testing.T) {
 		status  int  // of the response that was not usable
 		capHit  bool // the error names the size cap
 		// timeout: the attempt ends on the client's clock, so the server
-		// may not even have accepted the connection yet.
+		// may not even have accepted the connection yet. The timeout is
+		// long enough for a loaded machine to connect and write first.
 		timeout bool
 	}{
 		{name: "refused", kind: seoapi.ErrConnection, retried: true, opError: true},
@@ -284,9 +285,9 @@ func TestEveryConnectionFaultHasOneKind(t *testing.T) {
 		{name: "headers cut", handle: cutHeaders, kind: seoapi.ErrConnection, written: true, retried: true},
 		{name: "body cut", handle: cutBody(http.StatusOK), kind: seoapi.ErrConnection, written: true, retried: true},
 		{name: "black hole", handle: blackHole, kind: seoapi.ErrConnection, written: true, retried: true, timeout: true,
-			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond})}},
+			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 100 * time.Millisecond})}},
 		{name: "body trickling past the attempt timeout", handle: trickle, kind: seoapi.ErrConnection, written: true, retried: true, timeout: true,
-			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 50 * time.Millisecond})}},
+			opts: []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 100 * time.Millisecond})}},
 		{name: "malformed chunked body", handle: afterRead("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
 			kind: seoapi.ErrConnection, written: true, retried: true},
 		{name: "not HTTP", handle: afterRead("SSH-2.0-OpenSSH_9.6\r\n\r\n"), kind: seoapi.ErrConnection, written: true, retried: true},
@@ -615,7 +616,7 @@ func TestContextEndingIsTheContextsError(t *testing.T) {
 			t.Parallel()
 			srv := startRaw(t, blackHole)
 			c := hostileClient(t, srv.url)
-			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 250*time.Millisecond)
 			defer cancel()
 			_, err := callMethod(ctx, c, method)
 			requireOneKind(t, err, context.DeadlineExceeded)
