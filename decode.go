@@ -59,6 +59,9 @@ var errMalformed = errors.New("malformed JSON")
 
 var errNoList = errors.New("no list found in the response")
 
+// errNilResource is what encoding/json would say of a nil pointer.
+var errNilResource = errors.New("cannot decode into a nil resource pointer")
+
 // decodeBody decodes a 2xx body into v. An empty or null body leaves v as
 // it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
 // &p)`) is unwrapped from a data or singular-name envelope; a slice from a
@@ -86,6 +89,9 @@ func decodeBody(body []byte, v any, resp *Response) error {
 	case *[]*APIKey:
 		return decodeListOf(body, dst, resp)
 	case resource:
+		if reflect.ValueOf(dst).IsNil() {
+			return errNilResource
+		}
 		return decodeResource(body, dst)
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {

@@ -169,3 +169,12 @@ func FuzzRequestEncoding(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeIntoNilResource(t *testing.T) {
+	t.Parallel()
+	var p *Project
+	resp := &Response{Response: &http.Response{}}
+	if err := decodeBody([]byte(`{"id":"a"}`), p, resp); err == nil {
+		t.Fatal("decoding into a nil *Project succeeded")
+	}
+}
