@@ -227,21 +227,25 @@ func (l *Limiter) Wait(ctx context.Context) error {
 	}
 	l.cameBack()
 	l.holdSeen.Store(r.held)
-	err = seoapi.CheckWait(ctx, r.delay, l.maxWait, r.reason())
+	return l.take(ctx, member, r)
+}
+
+// take waits for a reserved slot, or refuses the wait; a slot that will
+// not be used is given back.
+func (l *Limiter) take(ctx context.Context, member string, r reservation) error {
+	err := seoapi.CheckWait(ctx, r.delay, l.maxWait, r.reason())
 	if err == nil && !r.reserved {
+		// The script refused by the limiter's own bound; CheckWait, asked a
+		// moment later, can only differ by rounding.
 		err = seoapi.RefuseWait(r.delay, fmt.Sprintf("%s: wait of %s exceeds the max wait of %s (redislimit.WithMaxWait)", r.reason(), r.delay, l.maxWait))
 	}
-	if err != nil {
-		if r.reserved {
-			l.giveBack(ctx, member)
-		}
-		return err
+	if err == nil {
+		err = sleep(ctx, r.delay)
 	}
-	if err := sleep(ctx, r.delay); err != nil {
+	if err != nil && r.reserved {
 		l.giveBack(ctx, member)
-		return err
 	}
-	return nil
+	return err
 }
 
 // reservation is what the reserve script answered.
