@@ -20,10 +20,12 @@ import (
 const hourGuard = 2 * time.Second
 
 // secondGuard lengthens the rolling second for the same reason. It is the
-// core's own (unexported) guard on the built-in limiter's rolling second,
-// measured there: a slot opens secondGuard after the request it replaces
-// left a one-second window, so arrivals may bunch up by that much before a
-// strict server sees one too many, and the fleet keeps 1/1.015 of the rate.
+// core's (unexported) releaseGuard: the built-in limiter counts a request
+// from its response where it can, but from its release, with this guard,
+// when it is only asked to Wait, and a fleet's requests are counted from
+// their release because a Limiter outside the core is not told when a
+// response came back. Arrivals perSecond requests apart may then come
+// closer together than their slots by up to the guard.
 const secondGuard = 15 * time.Millisecond
 
 // maxHold is the longest hold the server's word can ask for, as in the
