@@ -96,7 +96,19 @@ func requireOneKind(t *testing.T, err error, want error) *seoapi.APIError {
 	var ae *seoapi.APIError
 	require.ErrorAs(t, err, &ae, "every error of a call that was built is an *APIError: %v", err)
 	require.Equal(t, []error{want}, kindsOf(err), "kinds matched by %v", err)
+	assert.Equal(t, kindNames()[want], seoapi.ErrorType(err), "ErrorType names the one kind")
 	return ae
+}
+
+// kindNames are the names ErrorType gives each kind.
+func kindNames() map[error]string {
+	return map[error]string{
+		seoapi.ErrInvalidArgument: "invalid_argument", seoapi.ErrUnauthorized: "unauthorized",
+		seoapi.ErrForbidden: "forbidden", seoapi.ErrNotFound: "not_found", seoapi.ErrConflict: "conflict",
+		seoapi.ErrValidation: "validation", seoapi.ErrRateLimited: "rate_limited", seoapi.ErrServer: "server",
+		seoapi.ErrConnection: "connection", seoapi.ErrUnexpectedResponse: "unexpected_response",
+		context.Canceled: "canceled", context.DeadlineExceeded: "deadline_exceeded",
+	}
 }
 
 // rawServer is a TCP server speaking just enough HTTP/1.1 to fail in the
