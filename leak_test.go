@@ -222,6 +222,16 @@ func echoModes() []echoMode {
 			w.Header().Set("Location", "http://127.0.0.1:9/steal?key="+form)
 			w.WriteHeader(http.StatusTemporaryRedirect)
 		}},
+		{name: "redirect inside the base", answer: func(w http.ResponseWriter, r *http.Request, form string) {
+			if !strings.HasPrefix(r.URL.Path, "/api/echo/") {
+				w.Header().Set("Location", "/api/echo/"+form+"?k="+form)
+				w.WriteHeader(http.StatusFound)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":"gone"}`)
+		}},
 		{name: "401 body cut", answer: func(w http.ResponseWriter, _ *http.Request, form string) {
 			hijackWrite(w, fmt.Sprintf("HTTP/1.1 401 Unauthorized\r\nContent-Length: %d\r\n\r\nbad key %s", len(form)+200, form))
 		}},
