@@ -594,6 +594,11 @@ func TestCutBodyIsAFailedAttempt(t *testing.T) {
 	})
 }
 
+// observerFunc is an Observer written as a function.
+type observerFunc func(context.Context, seoapi.Event) context.Context
+
+func (f observerFunc) Observe(ctx context.Context, e seoapi.Event) context.Context { return f(ctx, e) }
+
 // blockingLimiter holds every request until its context ends, and says
 // when a request is waiting.
 type blockingLimiter struct{ waiting chan struct{} }
@@ -636,6 +641,25 @@ func TestContextEndingIsTheContextsError(t *testing.T) {
 			// The deadline runs on the client's clock: a loaded server may
 			// not have read the request yet.
 			assert.LessOrEqual(t, srv.requests.Load(), int32(1))
+		})
+		t.Run("cancelled while waiting to retry a 429/"+method, func(t *testing.T) {
+			t.Parallel()
+			srv := newCountingServer(t, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Retry-After", "30")
+				w.WriteHeader(http.StatusTooManyRequests)
+			})
+			ctx, cancel := context.WithCancel(context.Background())
+			// Cancel once the client has the 429 and decided to wait.
+			c := hostileClient(t, srv.URL, seoapi.WithObserver(observerFunc(func(ctx context.Context, e seoapi.Event) context.Context {
+				if e.Type == seoapi.EventAttemptEnd && e.Retry {
+					cancel()
+				}
+				return ctx
+			})))
+			_, err := callMethod(ctx, c, method)
+			requireOneKind(t, err, context.Canceled)
+			assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), "the only attempt was refused with a 429: %v", err)
+			assert.Equal(t, 1, srv.total())
 		})
 		t.Run("cancelled in the limiter/"+method, func(t *testing.T) {
 			t.Parallel()
