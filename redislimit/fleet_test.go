@@ -23,7 +23,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/seoapi/seoapi-go/seoapitest"
 )
 
 // envChild carries a child's config: the test binary runs itself as a
@@ -221,15 +221,15 @@ func (c *child) result(r *childResult) error {
 
 // fleetAPI is the fake API a fleet calls, in this process.
 type fleetAPI struct {
-	fake    *fakeapi.Server
+	fake    *seoapitest.Server
 	key     string
 	baseURL string
 }
 
 func startFleetAPI(tb testing.TB, wrap func(http.Handler) http.Handler) *fleetAPI {
 	tb.Helper()
-	fake := fakeapi.New()
-	key, _ := fake.IssueKey(fakeapi.PlanEnterprise)
+	fake := seoapitest.New()
+	key := fake.Key()
 	var h http.Handler = fake
 	if wrap != nil {
 		h = wrap(fake)
@@ -305,7 +305,7 @@ func TestFleetHourlyBudget(t *testing.T) {
 	api := startFleetAPI(t, nil)
 	// The fake keeps the hour only: this test is about the hourly budget,
 	// and TestFleetSharesOneBudget holds the fleet to the second.
-	api.fake.SetLimits(fakeapi.Limits{PerHour: 120})
+	api.fake.SetLimits(seoapitest.Limits{PerHour: 120})
 	const children, workers, calls = 3, 8, 10
 	results := runFleet(t, children, childConfig{
 		Redis: srv.addr, BaseURL: api.baseURL, Key: api.key, Name: "hourly-fleet",

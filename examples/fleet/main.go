@@ -1,5 +1,5 @@
 // Command fleet runs several worker processes that share one rate-limit
-// budget through Redis, against the in-process fake API, and prints each
+// budget through Redis, against the in-process fake API (seoapitest), and prints each
 // worker's share of the calls and how many requests the API answered 429.
 //
 // It needs a Redis server; start one on loopback, without persistence:
@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,8 +30,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
 	"github.com/seoapi/seoapi-go/redislimit"
+	"github.com/seoapi/seoapi-go/seoapitest"
 )
 
 // envWorker carries a worker's job; a process that has it is a worker.
@@ -90,14 +91,13 @@ func run(ctx context.Context, out io.Writer, o options, self string) error {
 	if err := ping(ctx, o.redis); err != nil {
 		return fmt.Errorf("cannot reach Redis at %s (%v); start one on loopback with\n\tredis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no\nand pass its address with -redis", o.redis, err)
 	}
-	fake := fakeapi.New()
-	key, _ := fake.IssueKey(fakeapi.PlanEnterprise)
-	baseURL, stop, err := fake.ListenLoopback()
+	fake := seoapitest.New()
+	baseURL, stop, err := serveLoopback(fake)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	j := job{Redis: o.redis, BaseURL: baseURL, Key: key, Name: o.name, Goroutines: o.goroutines, Calls: o.calls}
+	j := job{Redis: o.redis, BaseURL: baseURL, Key: fake.Key(), Name: o.name, Goroutines: o.goroutines, Calls: o.calls}
 	start := time.Now()
 	outcomes, err := runWorkers(ctx, self, o.workers, j)
 	if err != nil {
@@ -105,6 +105,18 @@ func run(ctx context.Context, out io.Writer, o options, self string) error {
 	}
 	report(out, outcomes, fake.Throttled(), time.Since(start))
 	return nil
+}
+
+// serveLoopback serves h on a free loopback port and returns its base URL
+// and a function that stops it.
+func serveLoopback(h http.Handler) (baseURL string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go srv.Serve(ln) //nolint:errcheck // Serve always returns an error after Close
+	return "http://" + ln.Addr().String(), func() { srv.Close() }, nil
 }
 
 func ping(ctx context.Context, addr string) error {
