@@ -81,7 +81,9 @@
 // once with an *UnavailableError, which matches seoapi.ErrConnection
 // (nothing was sent), and the call fails. With WithFallback, calls go
 // through the fallback limiter instead, and a Warn is logged once per
-// outage (to WithLogger's logger, slog.Default() unless set); give the
+// outage (outages less than a minute apart count as one), and an Info when
+// Redis answers again, to WithLogger's logger (slog.Default() unless
+// set); give the
 // fallback this process's share of the limits. A server's hold seen during
 // the outage is kept in the process. After a failure Redis is left alone
 // for a second, so calls do not each wait for a dial timeout; then the

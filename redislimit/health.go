@@ -9,12 +9,15 @@ import (
 
 // health remembers whether Redis answered the last time it was asked.
 type health struct {
-	probeEvery time.Duration
+	probeEvery time.Duration // how long Redis is left alone after a failure
+	rejoin     time.Duration // outages closer together than this count as one
 
-	mu      sync.Mutex
-	down    bool
-	retryAt time.Time // while down: when to ask Redis again
-	err     error     // while down: the failure that began or last extended the outage
+	mu        sync.Mutex
+	down      bool
+	retryAt   time.Time // while down: when to ask Redis again
+	err       error     // while down: the failure that began or last extended the outage
+	endedAt   time.Time // when the last outage ended
+	announced bool      // the current outage's beginning was announced
 }
 
 // skipping returns the failure that began or last extended an outage
@@ -29,21 +32,29 @@ func (h *health) skipping(now time.Time) error {
 	return nil
 }
 
-// fail records a failure and reports whether it began an outage.
+// fail records a failure and reports whether it began an outage worth
+// announcing: Redis answered before, and not just after another outage
+// (a Redis coming back often fails a few more times, and a client's
+// connection pool may keep reporting its last dial error for a while).
 func (h *health) fail(err error, now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	began := !h.down
+	began := !h.down && (h.endedAt.IsZero() || now.Sub(h.endedAt) >= h.rejoin)
 	h.down, h.retryAt, h.err = true, now.Add(h.probeEvery), err
+	h.announced = h.announced || began
 	return began
 }
 
-// recover records an answer and reports whether it ended an outage.
-func (h *health) recover() bool {
+// recover records an answer and reports whether it ended an announced
+// outage.
+func (h *health) recover(now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	ended := h.down
-	h.down, h.err = false, nil
+	if !h.down {
+		return false
+	}
+	ended := h.announced
+	h.down, h.err, h.endedAt, h.announced = false, nil, now, false
 	return ended
 }
 
@@ -59,7 +70,7 @@ func (l *Limiter) wentDown(err error) {
 
 // cameBack records that Redis answered, and says so when an outage ends.
 func (l *Limiter) cameBack() {
-	if l.health.recover() && l.fallback != nil {
+	if l.health.recover(time.Now()) && l.fallback != nil {
 		l.logger.LogAttrs(context.Background(), slog.LevelInfo,
 			"redislimit: Redis answers again; using the shared budget",
 			slog.String("budget", l.name))

@@ -42,6 +42,10 @@ const liftGrace = time.Second
 // waiting for a dial timeout.
 const probeEvery = time.Second
 
+// rejoinOutages is how soon after an outage another one is taken for the
+// same, and not announced again.
+const rejoinOutages = time.Minute
+
 // sideTimeout bounds the round trips that are not part of a Wait's own
 // work (giving a slot back, storing or lifting a hold), which run even
 // when the caller's context has ended.
@@ -191,7 +195,7 @@ func New(rdb redis.UniversalClient, name string, opts ...Option) (*Limiter, erro
 		holdScript:    redis.NewScript(holdSource),
 		liftScript:    redis.NewScript(liftSource),
 		instance:      instance,
-		health:        health{probeEvery: probeEvery},
+		health:        health{probeEvery: probeEvery, rejoin: rejoinOutages},
 		liftGrace:     liftGrace,
 	}, nil
 }

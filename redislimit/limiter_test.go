@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,8 +74,9 @@ func TestNewAcceptsNames(t *testing.T) {
 	}
 }
 
-// newTestLimiter returns a Limiter on srv that asks Redis again at once
-// after a failure, so that tests need not wait for probeEvery.
+// newTestLimiter returns a Limiter that asks Redis again at once after a
+// failure and takes every outage for a new one, so that tests need not
+// wait for probeEvery and rejoinOutages.
 func newTestLimiter(t *testing.T, rdb redis.UniversalClient, name string, opts ...Option) *Limiter {
 	t.Helper()
 	lim, err := New(rdb, name, opts...)
@@ -82,6 +84,7 @@ func newTestLimiter(t *testing.T, rdb redis.UniversalClient, name string, opts .
 		t.Fatal(err)
 	}
 	lim.health.probeEvery = 0
+	lim.health.rejoin = 0
 	return lim
 }
 
@@ -525,5 +528,76 @@ func TestGivenBackSlotKeepsTheHourFull(t *testing.T) {
 		if n := len(scores(t, rdb, "full-hour")); n != 3 {
 			t.Fatalf("%d slots after refusal %d, want the hour's 3", n, i+1)
 		}
+	}
+}
+
+// TestRedisStoppedMidRun stops Redis under goroutines that keep waiting,
+// and starts it again: with a fallback no call fails and one warning is
+// logged; without one the calls in the outage fail with UnavailableError;
+// either way the shared budget is used again once Redis is back.
+func TestRedisStoppedMidRun(t *testing.T) {
+	t.Parallel()
+	for _, withFallback := range []bool{true, false} {
+		t.Run(map[bool]string{true: "with fallback", false: "without fallback"}[withFallback], func(t *testing.T) {
+			t.Parallel()
+			srv := startRedis(t)
+			rdb := srv.Client()
+			logs := &records{}
+			fallback := &countingLimiter{}
+			opts := []Option{WithLimits(100000, 1000), WithLogger(slog.New(logs))}
+			if withFallback {
+				opts = append(opts, WithFallback(fallback))
+			}
+			lim := newTestLimiter(t, rdb, "mid-run", opts...)
+			lim.health.rejoin = rejoinOutages // a restarted Redis may fail a few more times
+			check := srv.Client()             // with a pool of its own, which saw no outage
+			var ok, unavailable, other atomic.Int32
+			stop := make(chan struct{})
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Go(func() {
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						err := lim.Wait(context.Background())
+						var u *UnavailableError
+						switch {
+						case err == nil:
+							ok.Add(1)
+						case errors.As(err, &u):
+							unavailable.Add(1)
+						default:
+							other.Add(1)
+						}
+					}
+				})
+			}
+			waitFor := func(cond func() bool) {
+				for !cond() {
+					runtime.Gosched()
+				}
+			}
+			waitFor(func() bool { return len(scores(t, rdb, "mid-run")) >= 20 })
+			srv.Stop()
+			waitFor(func() bool { return fallback.waits.Load()+unavailable.Load() >= 20 })
+			srv.Start()
+			waitFor(func() bool { return len(scores(t, check, "mid-run")) >= 20 }) // the restarted, empty Redis
+			close(stop)
+			wg.Wait()
+			if other.Load() != 0 {
+				t.Errorf("%d waits failed otherwise", other.Load())
+			}
+			if withFallback {
+				if unavailable.Load() != 0 || logs.count(slog.LevelWarn) != 1 || logs.count(slog.LevelInfo) != 1 {
+					t.Errorf("%d unavailable errors, %d warnings, %d notes of recovery; want 0, 1, 1",
+						unavailable.Load(), logs.count(slog.LevelWarn), logs.count(slog.LevelInfo))
+				}
+			} else if fallback.waits.Load() != 0 || len(logs.recs) != 0 {
+				t.Errorf("without a fallback: %d fallback waits and %d log records", fallback.waits.Load(), len(logs.recs))
+			}
+		})
 	}
 }
