@@ -929,3 +929,55 @@ func TestRetriedWriteResendsTheWholeBody(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTP2StreamFaults: over HTTP/2 a stream reset after the request was
+// read, or a body cut by a reset, is a connection failure like its
+// HTTP/1.1 counterpart: a GET is retried, a write is not and says its
+// outcome is unknown.
+func TestHTTP2StreamFaults(t *testing.T) {
+	t.Parallel()
+	faults := []struct {
+		name  string
+		serve func(w http.ResponseWriter)
+	}{
+		{"stream reset after the request was read", func(http.ResponseWriter) { panic(http.ErrAbortHandler) }},
+		{"body cut by a stream reset", func(w http.ResponseWriter) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "100")
+			io.WriteString(w, `{"data": [{"`)
+			w.(http.Flusher).Flush()
+			panic(http.ErrAbortHandler)
+		}},
+	}
+	for _, f := range faults {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			t.Run(f.name+"/"+method, func(t *testing.T) {
+				t.Parallel()
+				var requests atomic.Int32
+				var proto atomic.Value
+				srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					io.Copy(io.Discard, r.Body)
+					requests.Add(1)
+					proto.Store(r.Proto)
+					f.serve(w)
+				}))
+				srv.EnableHTTP2 = true
+				srv.Config.ErrorLog = discardLog()
+				srv.StartTLS()
+				t.Cleanup(srv.Close)
+				c := hostileClient(t, srv.URL, seoapi.WithHTTPClient(srv.Client()))
+
+				_, err := callMethod(context.Background(), c, method)
+				ae := requireOneKind(t, err, seoapi.ErrConnection)
+				require.Equal(t, "HTTP/2.0", proto.Load())
+				assert.Equal(t, isWrite(method), errors.Is(err, seoapi.ErrOutcomeUnknown), "ErrOutcomeUnknown: %v", err)
+				attempts := 1
+				if !isWrite(method) {
+					attempts = 1 + hostileRetries
+				}
+				assert.Equal(t, attempts, ae.Attempts)
+				assert.EqualValues(t, attempts, requests.Load(), "requests the server read")
+			})
+		}
+	}
+}
