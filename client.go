@@ -596,7 +596,7 @@ func (c *Client) Do(req *http.Request, v any) (*Response, error) {
 }
 
 func (c *Client) do(call *callState, req *http.Request, v any) (*Response, error) {
-	rreq, err := retryableRequest(req)
+	rreq, err := retryableRequest(call.traced(req))
 	if err != nil {
 		return nil, err
 	}
@@ -609,16 +609,16 @@ func (c *Client) do(call *callState, req *http.Request, v any) (*Response, error
 	resp := c.newResponse(httpResp, call.attempts)
 	body, tooLarge := bodyOf(httpResp)
 	if httpResp.StatusCode < 200 || httpResp.StatusCode > 299 {
-		return resp, c.apiError(httpResp, body, call)
+		return resp, c.apiError(req, httpResp, body, call)
 	}
 	if tooLarge {
-		return resp, c.decodeError(httpResp, body, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes), call)
+		return resp, c.decodeError(req, httpResp, body, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes), call)
 	}
 	if v == nil {
 		return resp, nil
 	}
 	if err := decodeBody(body, v, resp); err != nil {
-		return resp, c.decodeError(httpResp, body, err, call)
+		return resp, c.decodeError(req, httpResp, body, err, call)
 	}
 	return resp, nil
 }
@@ -669,10 +669,13 @@ func responseError(resp *http.Response, format string, args ...any) error {
 	return fmt.Errorf("seoapi: %s %s: "+format, append(prefix, args...)...)
 }
 
-// apiError builds the error for a non-2xx response: the key is removed
-// from the body and headers in whatever form the server echoed it.
-func (c *Client) apiError(resp *http.Response, body []byte, call *callState) error {
+// apiError builds the error for a non-2xx response to req: the key is
+// removed from the body and headers in whatever form the server echoed it.
+// The error names the URL the caller asked for, not a redirect's, which
+// the server chose.
+func (c *Client) apiError(req *http.Request, resp *http.Response, body []byte, call *callState) error {
 	e := newAPIError(resp, c.redact.bytes(body), c.now())
+	e.Method, e.URL = req.Method, redactedURL(req)
 	e.Header = c.redact.header(resp.Header)
 	e.RequestID = requestID(e.Header)
 	e.Message, e.Code = c.redact.string(e.Message), c.redact.string(e.Code)
@@ -692,12 +695,12 @@ func (c *Client) apiError(resp *http.Response, body []byte, call *callState) err
 }
 
 // decodeError is the error for a 2xx body the SDK could not read.
-func (c *Client) decodeError(resp *http.Response, body []byte, err error, call *callState) error {
+func (c *Client) decodeError(req *http.Request, resp *http.Response, body []byte, err error, call *callState) error {
 	clean, header := c.redact.bytes(body), c.redact.header(resp.Header)
 	return &APIError{
 		StatusCode: resp.StatusCode,
-		Method:     resp.Request.Method,
-		URL:        redactedURL(resp.Request),
+		Method:     req.Method,
+		URL:        redactedURL(req),
 		Message:    decodeMessage(resp.StatusCode, err, clean),
 		RequestID:  requestID(header),
 		Body:       clean[:min(len(clean), maxErrorBody)],
@@ -726,7 +729,7 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 		return refused
 	}
 	e := &APIError{Method: req.Method, URL: redactedURL(req), Attempts: call.attempts}
-	e.outcomeUnknown = !call.idem && mayHaveBeenWritten(err)
+	e.outcomeUnknown = !call.idem && call.written
 	cause := c.cleanCause(err)
 	ctxErr := req.Context().Err()
 	var lim *limiterError

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -85,6 +87,13 @@ type callState struct {
 	method   string
 	idem     bool // whether a repeat cannot do harm
 	attempts int  // attempts sent
+	// trace learns, for a write, whether an attempt got a connection:
+	// before that, nothing of the request can have been written, whatever
+	// error a failed dial or TLS handshake is reported as.
+	trace     *httptrace.ClientTrace
+	connected atomic.Bool
+	// written is whether the last failed attempt may have reached the server.
+	written bool
 	// nextWait is the wait before the next attempt, decided by checkRetry
 	// and handed to retryablehttp through backoff.
 	nextWait time.Duration
@@ -94,6 +103,7 @@ type callState struct {
 
 func newCallState(p *retryPolicy, hc *http.Client) *callState {
 	call := &callState{policy: p}
+	call.trace = &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { call.connected.Store(true) }}
 	call.rc = retryablehttp.Client{
 		HTTPClient:   hc,
 		RetryMax:     p.maxRetries,
@@ -111,6 +121,17 @@ func (call *callState) reset(req *http.Request) {
 	call.idem = idempotent(req.Method)
 	call.attempts, call.nextWait, call.refusedWait = 0, 0, 0
 	call.obs = nil
+	call.written = false
+	call.connected.Store(false)
+}
+
+// traced returns req with the call's connection trace when the call is a
+// write, whose outcome depends on whether anything was sent.
+func (call *callState) traced(req *http.Request) *http.Request {
+	if call.idem {
+		return req
+	}
+	return req.WithContext(httptrace.WithClientTrace(req.Context(), call.trace))
 }
 
 // rewindBody gives a retry a fresh copy of the request body. The SDK hands
@@ -141,6 +162,8 @@ func (call *callState) checkRetry(ctx context.Context, resp *http.Response, err 
 	if !isLocalRefusal(err) {
 		call.attempts++
 	}
+	call.written = err != nil && call.mayHaveBeenWritten(err)
+	call.connected.Store(false)
 	retry := ctx.Err() == nil && call.attempts <= call.policy.maxRetries && call.retryable(resp, err)
 	wait := time.Duration(0)
 	if retry {
@@ -177,7 +200,7 @@ func (call *callState) retryable(resp *http.Response, err error) bool {
 		if isLocalRefusal(err) || isPermanent(err) {
 			return false
 		}
-		return call.idem || !mayHaveBeenWritten(err)
+		return call.idem || !call.written
 	}
 	switch resp.StatusCode {
 	case http.StatusTooManyRequests:
@@ -201,8 +224,9 @@ func isLocalRefusal(err error) bool {
 
 // mayHaveBeenWritten reports whether a failed attempt may have reached
 // the server: anything after the request was handed to the network,
-// except a connection or TLS handshake that never completed.
-func mayHaveBeenWritten(err error) bool {
+// except, for a write, an attempt that never got a connection, and
+// otherwise a dial or TLS handshake that failed.
+func (call *callState) mayHaveBeenWritten(err error) bool {
 	var cut *cutError
 	if errors.As(err, &cut) {
 		return true
@@ -210,6 +234,9 @@ func mayHaveBeenWritten(err error) bool {
 	var sent *sendError
 	if !errors.As(err, &sent) {
 		return false
+	}
+	if !call.idem {
+		return call.connected.Load()
 	}
 	return !isDialError(err) && !isHandshakeError(err)
 }
