@@ -981,3 +981,38 @@ func TestHTTP2StreamFaults(t *testing.T) {
 		}
 	}
 }
+
+// TestObserversCannotBreakTheGuarantees: an observer that returns a
+// context of its own (here a fresh one, dropping everything the SDK put in
+// the caller's) changes nothing about what the SDK promises: a write that
+// may have landed is not repeated, and cancelling the caller's context
+// still ends the call.
+func TestObserversCannotBreakTheGuarantees(t *testing.T) {
+	t.Parallel()
+	rude := observerFunc(func(context.Context, seoapi.Event) context.Context { return context.Background() })
+	t.Run("write not repeated", func(t *testing.T) {
+		t.Parallel()
+		srv := startRaw(t, resetAfterRead)
+		c := hostileClient(t, srv.url, seoapi.WithObserver(rude))
+		_, err := callMethod(context.Background(), c, http.MethodPost)
+		ae := requireOneKind(t, err, seoapi.ErrConnection)
+		assert.ErrorIs(t, err, seoapi.ErrOutcomeUnknown)
+		assert.Equal(t, 1, ae.Attempts)
+		assert.EqualValues(t, 1, srv.requests.Load(), "the create reached the server more than once")
+	})
+	t.Run("cancel still ends the call", func(t *testing.T) {
+		t.Parallel()
+		srv := startRaw(t, blackHole)
+		// The per-attempt timeout only bounds the test if cancelling is lost.
+		c := hostileClient(t, srv.url, seoapi.WithObserver(rude), seoapi.WithMaxRetries(0),
+			seoapi.WithHTTPClient(&http.Client{Timeout: 2 * time.Second}))
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			<-srv.arrived
+			cancel()
+		}()
+		_, err := callMethod(ctx, c, http.MethodPost)
+		requireOneKind(t, err, context.Canceled)
+		assert.ErrorIs(t, err, seoapi.ErrOutcomeUnknown)
+	})
+}
