@@ -270,7 +270,8 @@ const maxChunk = 1024
 // decodeArray decodes the array at d's reader into resources, skipping
 // null elements. Resources are allocated in chunks whose size is estimated
 // from the bytes left and the size of the items so far, so a page of
-// similar items costs two allocations instead of one per item. Each item's
+// similar items costs four allocations (two chunks, two slices of
+// pointers) instead of one per item. Each item's
 // Raw is a subslice of the body. It returns nil on invalid JSON.
 func decodeArray[T any, PT resourcePtr[T]](d *decoder) []*T {
 	list := []*T{}
