@@ -271,8 +271,8 @@ const maxChunk = 1024
 // null elements. Resources are allocated in chunks whose size is estimated
 // from the bytes left and the size of the items so far, so a page of
 // similar items costs four allocations (two chunks, two slices of
-// pointers) instead of one per item. Each item's
-// Raw is a subslice of the body. It returns nil on invalid JSON.
+// pointers) instead of one per item. Each item's Raw is a subslice of the
+// body. It returns nil on invalid JSON.
 func decodeArray[T any, PT resourcePtr[T]](d *decoder) []*T {
 	list := []*T{}
 	var chunk []T
