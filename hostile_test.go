@@ -1016,3 +1016,44 @@ func TestObserversCannotBreakTheGuarantees(t *testing.T) {
 		assert.ErrorIs(t, err, seoapi.ErrOutcomeUnknown)
 	})
 }
+
+// brokenLimiter fails every wait with err.
+type brokenLimiter struct{ err error }
+
+func (l brokenLimiter) Wait(context.Context) error { return l.err }
+
+// TestLimiterFailureHasOneKind: a Limiter that fails (a fleet limiter
+// whose store is down, one that refuses a wait) ends the call before
+// anything is sent, with one kind and its error reachable.
+func TestLimiterFailureHasOneKind(t *testing.T) {
+	t.Parallel()
+	storeDown := errors.New("limiter store unreachable")
+	opErr := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	tests := []struct {
+		name string
+		err  error
+		kind error
+	}{
+		{"plain error", storeDown, seoapi.ErrConnection},
+		{"network error", fmt.Errorf("redis: %w", opErr), seoapi.ErrConnection},
+		{"its own timeout", fmt.Errorf("redis: %w", context.DeadlineExceeded), seoapi.ErrConnection},
+		{"its own cancel", fmt.Errorf("redis: %w", context.Canceled), seoapi.ErrConnection},
+		{"refused wait", seoapi.RefuseWait(time.Hour, "fleet limit: wait of 1h0m0s exceeds the max wait of 1m0s (WithMaxWait)"), seoapi.ErrRateLimited},
+		{"two kinds at once", errors.Join(seoapi.ErrServer, seoapi.ErrNotFound), seoapi.ErrServer},
+	}
+	for _, tc := range tests {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			t.Run(tc.name+"/"+method, func(t *testing.T) {
+				t.Parallel()
+				srv := newCountingServer(t, nil)
+				c := hostileClient(t, srv.URL, seoapi.WithLimiter(brokenLimiter{tc.err}))
+				_, err := callMethod(context.Background(), c, method)
+				ae := requireOneKind(t, err, tc.kind)
+				assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), "nothing was sent: %v", err)
+				assert.Zero(t, ae.StatusCode)
+				assert.Zero(t, srv.total(), "a request went out past a failed limiter")
+				assert.ErrorIs(t, err, tc.err, "the limiter's error stays reachable")
+			})
+		}
+	}
+}
