@@ -1038,21 +1038,26 @@ func TestLimiterFailureHasOneKind(t *testing.T) {
 		{"network error", fmt.Errorf("redis: %w", opErr), seoapi.ErrConnection},
 		{"its own timeout", fmt.Errorf("redis: %w", context.DeadlineExceeded), seoapi.ErrConnection},
 		{"its own cancel", fmt.Errorf("redis: %w", context.Canceled), seoapi.ErrConnection},
-		{"refused wait", seoapi.RefuseWait(time.Hour, "fleet limit: wait of 1h0m0s exceeds the max wait of 1m0s (WithMaxWait)"), seoapi.ErrRateLimited},
+		// RefuseWait's error is filled in by the client, so each call needs its own.
+		{"refused wait", nil, seoapi.ErrRateLimited},
 		{"two kinds at once", errors.Join(seoapi.ErrServer, seoapi.ErrNotFound), seoapi.ErrServer},
 	}
 	for _, tc := range tests {
 		for _, method := range []string{http.MethodGet, http.MethodPost} {
 			t.Run(tc.name+"/"+method, func(t *testing.T) {
 				t.Parallel()
+				limErr := tc.err
+				if limErr == nil {
+					limErr = seoapi.RefuseWait(time.Hour, "fleet limit: wait of 1h0m0s exceeds the max wait of 1m0s (WithMaxWait)")
+				}
 				srv := newCountingServer(t, nil)
-				c := hostileClient(t, srv.URL, seoapi.WithLimiter(brokenLimiter{tc.err}))
+				c := hostileClient(t, srv.URL, seoapi.WithLimiter(brokenLimiter{limErr}))
 				_, err := callMethod(context.Background(), c, method)
 				ae := requireOneKind(t, err, tc.kind)
 				assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), "nothing was sent: %v", err)
 				assert.Zero(t, ae.StatusCode)
 				assert.Zero(t, srv.total(), "a request went out past a failed limiter")
-				assert.ErrorIs(t, err, tc.err, "the limiter's error stays reachable")
+				assert.ErrorIs(t, err, limErr, "the limiter's error stays reachable")
 			})
 		}
 	}
