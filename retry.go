@@ -215,11 +215,16 @@ func (call *callState) retryable(resp *http.Response, err error) bool {
 // isLocalRefusal reports an attempt the client never sent: its limiter
 // refused to wait, or failed.
 func isLocalRefusal(err error) bool {
+	if err == nil {
+		return false
+	}
+	// Declared only past the nil check: a target errors.As may keep is
+	// allocated, and most attempts end without an error.
 	var (
 		e   *APIError
 		lim *limiterError
 	)
-	return err != nil && (errors.As(err, &lim) || errors.As(err, &e) && e.StatusCode == 0)
+	return errors.As(err, &lim) || errors.As(err, &e) && e.StatusCode == 0
 }
 
 // mayHaveBeenWritten reports whether a failed attempt may have reached
