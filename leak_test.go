@@ -593,3 +593,43 @@ func TestCloseIdleConnectionsClosesThePool(t *testing.T) {
 		t.Fatal("the pooled connection is still open after CloseIdleConnections")
 	}
 }
+
+// TestCreatedSecretNeverInAnError: a create whose answer holds the new
+// secret but cannot be read (cut JSON, wrong shape, over the cap) fails
+// without the secret in any output of the error.
+func TestCreatedSecretNeverInAnError(t *testing.T) {
+	t.Parallel()
+	const secret = "sk_created_0123456789abcdef"
+	tests := []struct {
+		name string
+		body string
+		opts []seoapi.Option
+	}{
+		{"JSON cut short", `{"id":"key_1","name":"ci","key":"` + secret + `","createdAt":`, nil},
+		{"not an object", `["` + secret + `"]`, nil},
+		{"HTML page", `<html><body>Your key: ` + secret + `</body></html>`, nil},
+		{"over the cap", `{"id":"key_1","key":"` + secret + `","pad":"` + strings.Repeat("x", 200) + `"}`, []seoapi.Option{seoapi.WithMaxResponseBytes(128)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusCreated)
+				io.WriteString(w, tc.body)
+			}))
+			t.Cleanup(srv.Close)
+			out := &sink{}
+			debug := &slog.HandlerOptions{Level: slog.LevelDebug}
+			opts := append([]seoapi.Option{seoapi.WithLogger(slog.New(slog.NewJSONHandler(out, debug))), seoapi.WithObserver(recordingObserver{out})}, tc.opts...)
+			c := hostileClient(t, srv.URL, opts...)
+			key, resp, err := c.APIKeys.Create(context.Background(), "ws_1", &seoapi.APIKeyCreateRequest{Name: "ci"})
+			requireOneKind(t, err, seoapi.ErrUnexpectedResponse)
+			out.dumpCall("APIKeys.Create", key, resp, err)
+			for _, leak := range findLeaks(out.String(), secret) {
+				t.Error("leak: " + leak)
+			}
+		})
+	}
+}
