@@ -240,3 +240,29 @@ func TestUserCheckRedirectRunsAfterOurs(t *testing.T) {
 		})
 	}
 }
+
+// TestRedirectChainLeavingTheOrigin: a redirect followed inside the base
+// URL whose next hop leaves the origin stops there: the other server
+// receives nothing, and the error names the URL the caller asked for and
+// the Location it refused.
+func TestRedirectChainLeavingTheOrigin(t *testing.T) {
+	t.Parallel()
+	elsewhere := newCountingServer(t, nil)
+	target := elsewhere.URL + "/api/workspaces"
+	srv := newCountingServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/api/workspaces" {
+			w.Header().Set("Location", "/api/hop")
+		} else {
+			w.Header().Set("Location", target)
+		}
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	})
+	c := hostileClient(t, srv.URL)
+	_, _, err := c.Workspaces.List(context.Background(), nil)
+	requireNotFollowed(t, err, http.StatusTemporaryRedirect, target)
+	var ae *seoapi.APIError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, srv.URL+"/api/workspaces", ae.URL, "the URL the caller asked for")
+	assert.Equal(t, 1, srv.count("GET /api/hop"))
+	assert.Zero(t, elsewhere.total())
+}
