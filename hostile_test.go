@@ -684,7 +684,7 @@ func TestContextEndingIsTheContextsError(t *testing.T) {
 // for (issue 8 item 8).
 func TestRetryAfterTooLongFailsFast(t *testing.T) {
 	t.Parallel()
-	for _, retryAfter := range []string{"1000000000", "1000000000000", "1" + strings.Repeat("0", 30)} {
+	for _, retryAfter := range []string{"1000000000", "1000000000000", "1" + strings.Repeat("0", 30), "Fri, 31 Dec 2999 23:59:59 GMT"} {
 		for _, tc := range []struct {
 			status int
 			method string
@@ -699,7 +699,7 @@ func TestRetryAfterTooLongFailsFast(t *testing.T) {
 				_, err := callMethod(context.Background(), c, tc.method)
 				ae := requireOneKind(t, err, seoapi.ErrRateLimited)
 				assert.Equal(t, tc.status, ae.StatusCode)
-				assert.GreaterOrEqual(t, ae.RetryAfter, 1_000_000_000*time.Second)
+				assert.GreaterOrEqual(t, ae.RetryAfter, 30*365*24*time.Hour)
 				assert.Equal(t, 1, ae.Attempts)
 				assert.Equal(t, 1, srv.total())
 			})
@@ -723,6 +723,8 @@ func TestRetryAfterNowStillBacksOff(t *testing.T) {
 		{"past date 503", past, 503, http.MethodGet},
 		{"zero 429 POST", "0", 429, http.MethodPost},
 		{"past date 429 POST", past, 429, http.MethodPost},
+		{"negative 503", "-5", 503, http.MethodGet},
+		{"garbage 429 POST", "soon", 429, http.MethodPost},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
