@@ -992,6 +992,17 @@ func TestHTTP2StreamFaults(t *testing.T) {
 func TestObserversCannotBreakTheGuarantees(t *testing.T) {
 	t.Parallel()
 	rude := observerFunc(func(context.Context, seoapi.Event) context.Context { return context.Background() })
+	panicky := observerFunc(func(context.Context, seoapi.Event) context.Context { panic("observer bug") })
+	t.Run("a panicking observer", func(t *testing.T) {
+		t.Parallel()
+		srv := startRaw(t, resetAfterRead)
+		c := hostileClient(t, srv.url, seoapi.WithObserver(panicky))
+		_, err := callMethod(context.Background(), c, http.MethodPost)
+		ae := requireOneKind(t, err, seoapi.ErrConnection)
+		assert.ErrorIs(t, err, seoapi.ErrOutcomeUnknown)
+		assert.Equal(t, 1, ae.Attempts)
+		assert.EqualValues(t, 1, srv.requests.Load(), "the create reached the server more than once")
+	})
 	t.Run("write not repeated", func(t *testing.T) {
 		t.Parallel()
 		srv := startRaw(t, resetAfterRead)
