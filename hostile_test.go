@@ -1075,3 +1075,50 @@ func TestLimiterFailureHasOneKind(t *testing.T) {
 		}
 	}
 }
+
+// roundTripFunc is a caller's own http.RoundTripper.
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// TestCallersTransportFailures: errors from a transport the caller gave
+// with WithHTTPClient (a proxy client, a recording layer, another HTTP
+// stack) have one kind, and a write that transport may have sent is not
+// repeated: the SDK cannot see inside it, so it must assume the worst.
+func TestCallersTransportFailures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+	}{
+		{"plain error", errors.New("proxy: upstream connection reset")},
+		{"its own timeout", fmt.Errorf("proxy: %w", context.DeadlineExceeded)},
+		{"a kind inside", fmt.Errorf("proxy: %w", seoapi.ErrNotFound)},
+	}
+	for _, tc := range tests {
+		for _, method := range []string{http.MethodGet, http.MethodPost} {
+			t.Run(tc.name+"/"+method, func(t *testing.T) {
+				t.Parallel()
+				var sent atomic.Int32
+				rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+					if r.Body != nil {
+						io.Copy(io.Discard, r.Body)
+					}
+					sent.Add(1) // this transport sent the request on its own
+					return nil, tc.err
+				})
+				c := hostileClient(t, "http://127.0.0.1:1", seoapi.WithHTTPClient(&http.Client{Transport: rt}))
+				_, err := callMethod(context.Background(), c, method)
+				ae := requireOneKind(t, err, seoapi.ErrConnection)
+				assert.ErrorIs(t, err, tc.err, "the transport's error stays reachable")
+				assert.Equal(t, isWrite(method), errors.Is(err, seoapi.ErrOutcomeUnknown), "ErrOutcomeUnknown: %v", err)
+				attempts := 1 + hostileRetries
+				if isWrite(method) {
+					attempts = 1
+				}
+				assert.Equal(t, attempts, ae.Attempts)
+				assert.EqualValues(t, attempts, sent.Load(), "requests the caller's transport sent")
+			})
+		}
+	}
+}
