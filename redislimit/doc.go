@@ -18,7 +18,7 @@
 // windows are a little longer than the server's, by the guards the
 // built-in limiter uses for a request it counts from its release (a server
 // counts a request when it arrives, a little after it was sent): 2 s on
-// the hour and 15 ms on the second (see hourGuard and secondGuard). Slots are also spaced
+// the hour and 15 ms on the second. Slots are also spaced
 // evenly, a perSecond-th of the guarded second apart: the steady rate is
 // the same (50 every 1.015 s), but the fleet's requests do not leave
 // several processes in one burst, queue at the server together and arrive
