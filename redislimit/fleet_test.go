@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,6 +56,7 @@ type childResult struct {
 	OK            int
 	RateLimited   int           // refused by the limiter (StatusCode 0)
 	MinRetryAfter time.Duration // of those refusals
+	Refusal       string        // the first refusal's Method, URL, Attempts and message
 	Errors        []string      // any other failure
 }
 
@@ -160,6 +162,9 @@ func (r *childResult) add(err error) {
 	case errors.As(err, &apiErr) && apiErr.StatusCode == 0 && errors.Is(err, seoapi.ErrRateLimited):
 		if r.RateLimited == 0 || apiErr.RetryAfter < r.MinRetryAfter {
 			r.MinRetryAfter = apiErr.RetryAfter
+		}
+		if r.Refusal == "" {
+			r.Refusal = fmt.Sprintf("%s %s attempts=%d: %v", apiErr.Method, apiErr.URL, apiErr.Attempts, err)
 		}
 		r.RateLimited++
 	default:
@@ -346,6 +351,9 @@ func shares(results []childResult) []int {
 
 func TestFleetHourlyBudget(t *testing.T) {
 	t.Parallel()
+	// A refused wait looks like this to the caller: the client's method
+	// and URL, no attempt sent, the limit named.
+	refusal := regexp.MustCompile(`^GET http://127\.0\.0\.1:\d+/api/workspaces attempts=0: .*(fleet hourly limit|server rate limit \(fleet hold\)): wait of [0-9hms.]+ exceeds the max wait of 1m0s`)
 	srv := startRedis(t)
 	api := startFleetAPI(t, nil)
 	// The fake keeps the hour only: this test is about the hourly budget,
@@ -365,6 +373,12 @@ func TestFleetHourlyBudget(t *testing.T) {
 		t.Errorf("%d calls succeeded and %d were refused, want 120 and %d", ok, refused, children*workers*calls-120)
 	}
 	for i, r := range results {
+		if r.RateLimited > 0 && !refusal.MatchString(r.Refusal) {
+			t.Errorf("child %d: refusal %q, want the client's method and URL, no attempt sent, and the fleet limit named", i, r.Refusal)
+		}
+		if strings.Contains(r.Refusal, api.key) {
+			t.Errorf("child %d: the refusal carries the API key", i)
+		}
 		if r.RateLimited > 0 && r.MinRetryAfter < 55*time.Minute {
 			t.Errorf("child %d: a refusal said RetryAfter %s, want most of an hour", i, r.MinRetryAfter)
 		}
