@@ -697,6 +697,11 @@ func (c *Client) apiError(req *http.Request, resp *http.Response, body []byte, c
 // decodeError is the error for a 2xx body the SDK could not read.
 func (c *Client) decodeError(req *http.Request, resp *http.Response, body []byte, err error, call *callState) error {
 	clean, header := c.redact.bytes(body), c.redact.header(resp.Header)
+	if createsSecret(req.Method, c.relativePath(req.URL)) {
+		// The body of a created key that cannot be read may hold its
+		// secret anywhere: none of it goes into the error.
+		clean = nil
+	}
 	return &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     req.Method,
@@ -711,7 +716,17 @@ func (c *Client) decodeError(req *http.Request, resp *http.Response, body []byte
 	}
 }
 
+// createsSecret reports a request whose answer carries a new secret (a
+// created API key).
+func createsSecret(method, path string) bool {
+	_, route := routeOf(method, path)
+	return route == "POST /api/workspaces/{id}/api-keys"
+}
+
 func decodeMessage(status int, err error, body []byte) string {
+	if body == nil {
+		return fmt.Sprintf("decoding the %d response: %v (body withheld: it may hold a created secret)", status, err)
+	}
 	if errors.Is(err, errBodyTooLarge) {
 		return fmt.Sprintf("%d response: %v", status, err)
 	}
@@ -736,7 +751,7 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 	switch {
 	case errors.As(err, &lim) && ctxErr == nil:
 		// The limiter's own error, with the kind it names, if any.
-		e.Err, e.kind = lim.err, kindOf(lim.err)
+		e.Err, e.kind = causeError{lim.err}, kindOf(lim.err)
 		e.Message = "not sent: the rate limiter failed"
 	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
 		if !errors.Is(cause, ctxErr) {
@@ -748,21 +763,40 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 	case isRedirectError(err):
 		e.kind, e.Err = ErrUnexpectedResponse, cause
 	default:
-		e.kind, e.Err = ErrConnection, connectionError{cause}
+		e.kind, e.Err = ErrConnection, causeError{cause}
 	}
 	return e
 }
 
-// kindOf returns the first Err kind err matches, or ErrConnection: a
-// failure that names no kind left the call without a usable response.
+// kindOf returns the first Err kind in err's tree (depth first, in
+// order), or ErrConnection: a failure that names no kind left the call
+// without a usable response.
 func kindOf(err error) error {
-	for _, kind := range [...]error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound,
-		ErrConflict, ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse} {
-		if errors.Is(err, kind) {
-			return kind
-		}
+	if kind := firstKind(err); kind != nil {
+		return kind
 	}
 	return ErrConnection
+}
+
+func firstKind(err error) error {
+	switch err {
+	case nil:
+		return nil
+	case ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrValidation,
+		ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse:
+		return err
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return firstKind(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if kind := firstKind(e); kind != nil {
+				return kind
+			}
+		}
+	}
+	return nil
 }
 
 func isRedirectError(err error) bool {
@@ -784,24 +818,30 @@ func (c *Client) cleanCause(err error) error {
 	return err
 }
 
-// connectionError holds the cause of a connection failure. errors.As
-// reaches into it, and errors.Is too, except for the context errors: an
-// attempt that timed out is a connection failure, not the caller's
-// deadline, so it must not match context.DeadlineExceeded.
-type connectionError struct{ err error }
+// causeError holds the cause of a failure whose kind the SDK chose (a
+// connection that failed, a limiter that failed). errors.As reaches into
+// it, and errors.Is too, except for the kinds and the context errors:
+// the *APIError around it matches exactly its one kind, and an attempt
+// that timed out, or a limiter's own store timing out, is not the
+// caller's context ending.
+type causeError struct{ err error }
 
-func (e connectionError) Error() string { return e.err.Error() }
+func (e causeError) Error() string { return e.err.Error() }
 
-// Is reports whether the cause matches target, other than a context error.
-func (e connectionError) Is(target error) bool {
-	if target == context.DeadlineExceeded || target == context.Canceled {
+// Is reports whether the cause matches target, unless target is a kind or
+// a context error.
+func (e causeError) Is(target error) bool {
+	switch target {
+	case context.DeadlineExceeded, context.Canceled, ErrOutcomeUnknown, ErrInvalidArgument,
+		ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrValidation, ErrRateLimited,
+		ErrServer, ErrConnection, ErrUnexpectedResponse:
 		return false
 	}
 	return errors.Is(e.err, target)
 }
 
 // As finds the first error in the cause's chain that matches target.
-func (e connectionError) As(target any) bool { return errors.As(e.err, target) }
+func (e causeError) As(target any) bool { return errors.As(e.err, target) }
 
 func redactedURL(req *http.Request) string {
 	if req == nil || req.URL == nil {

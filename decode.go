@@ -57,6 +57,10 @@ var resourceType = reflect.TypeFor[resource]()
 
 var errMalformed = errors.New("malformed JSON")
 
+// errNoObject is the error of a single-resource answer that holds no
+// object: the SDK cannot read a resource from it.
+var errNoObject = errors.New("no object found in the response")
+
 var errNoList = errors.New("no list found in the response")
 
 // errNilResource is what encoding/json would say of a nil pointer.
@@ -190,6 +194,9 @@ func decodeResource(body []byte, res resource) error {
 	}
 	singular, _ := res.jsonNames()
 	span := jsonx.SingleSpan(body, singular)
+	if span.Start >= span.End || body[span.Start] != '{' {
+		return errNoObject
+	}
 	res.reset()
 	d := newDecoder(body[:span.End])
 	d.r.Seek(span.Start, 0) // the body was validated whole

@@ -16,12 +16,14 @@ import (
 // must be safe for concurrent use. A panic in Observe is recovered and the
 // call goes on.
 //
-// Observe returns the context the SDK goes on with: an observer that
+// Observe returns the context the observers go on with: an observer that
 // starts a span at EventCallStart or EventAttemptStart returns a context
 // holding it, and receives that context with the events that follow
 // (EventLimiterWait and EventAttemptEnd for an attempt, EventCallEnd for a
-// call). Events never carry the API key, a body or a header of the
-// request or response.
+// call). The request itself keeps the caller's context, so no observer
+// can change its deadline, its cancellation or its values; headers an
+// observer wants sent go through Event.Header. Events never carry the API
+// key, a body or a header of the request or response.
 type Observer interface {
 	Observe(ctx context.Context, e Event) context.Context
 }
@@ -169,7 +171,9 @@ func (c *Client) startObservation(req *http.Request) (*observation, *http.Reques
 	e := o.base
 	e.Type, e.Start = EventCallStart, o.callStart
 	o.ctx = o.notify(req.Context(), e)
-	return o, req.WithContext(context.WithValue(o.ctx, observationKey{}, o))
+	// The request keeps the caller's context; the observers' goes with
+	// their events only.
+	return o, req.WithContext(context.WithValue(req.Context(), observationKey{}, o))
 }
 
 func observationFrom(ctx context.Context) *observation {
@@ -210,9 +214,15 @@ func (o *observation) beginAttempt(req *http.Request) *http.Request {
 		o.header = http.Header{}
 		e := o.base
 		e.Type, e.Attempt, e.Start, e.Header = EventAttemptStart, o.attempt, o.attemptStart, o.header
-		o.attemptCtx = o.notify(req.Context(), e)
+		o.attemptCtx = o.notify(o.ctx, e)
 	}
-	out := req.Clone(o.attemptCtx)
+	if len(o.header) == 0 {
+		return req
+	}
+	// The request keeps the caller's context: an observer's context is for
+	// the observers alone, so none can drop the caller's cancellation or
+	// what the SDK keeps there.
+	out := req.Clone(req.Context())
 	for k, v := range o.header {
 		if !reservedHeader(k) {
 			out.Header[k] = v
@@ -272,7 +282,10 @@ func (o *observation) endAttempt(resp *http.Response, err error, retry bool, wai
 // attemptErrorType names how an attempt failed, before the call's error
 // is built.
 func attemptErrorType(resp *http.Response, err error) string {
+	var lim *limiterError
 	switch {
+	case err != nil && errors.As(err, &lim):
+		return ErrorType(kindOf(lim.err))
 	case err != nil && isLocalRefusal(err):
 		return "rate_limited"
 	case err != nil && errors.Is(err, context.Canceled):

@@ -31,9 +31,11 @@ const secondGuard = 5 * time.Millisecond
 
 // maxTransit is how late after its release a request is assumed to reach
 // the server at the latest, when its response has not come back yet. It
-// bounds what a slow endpoint costs: at worst 1/(1 s + maxTransit + guard)
-// of the limit, 0.8.
-const maxTransit = 250 * time.Millisecond
+// bounds what a slow endpoint costs when the limit binds: at worst
+// 1/(1 s + maxTransit + guard) of the limit, one half. 250 ms still let
+// 429s through on a 2-core machine under heavy load, where responses from
+// a local server took longer than that; 1 s gave none.
+const maxTransit = time.Second
 
 // releaseGuard lengthens the rolling second for requests counted from
 // their release (Wait called directly): arrivals perSecond requests apart
@@ -542,12 +544,13 @@ func (l *windowLimiter) waitTurn(ctx context.Context, maxWait time.Duration, rec
 // sleeps until it; the request counts in the second until a second after
 // sent (see secondWindow). A wait cut short by ctx gives the slot back.
 func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) (slotTicket, error) {
-	start := l.now()
 	l.mu.Lock()
+	// The clock is read under the lock, so that releases come in order
+	// and a request that found the limit free does not wait behind one
+	// that read the clock a moment later.
+	start := l.now()
 	at := start.Sub(l.origin)
 	secFree, hourFree := l.second.earliest(), l.hour.free()
-	// Releases are kept in order: a caller that read the clock before
-	// another but got the lock after it goes no earlier.
 	release := max(at, secFree, hourFree, l.last)
 	delay := release - at
 	level := WaitPerSecond
@@ -613,10 +616,12 @@ func (l *windowLimiter) giveBack(r reservation) {
 // secondGuard) after its response, which is when the server last counted
 // it, or after release + maxTransit, when the response is slower: so at
 // most perSecond requests ever count in any second on the server's clock,
-// however late each arrived.
+// however late each arrived. The slots are kept in a min-heap by when
+// they free, so a limit of a million a second costs what fifty do.
 type secondWindow struct {
 	size  int
-	slots []secondSlot // grown to size as needed
+	slots []secondSlot // grown to size as needed; a ticket's idx is stable
+	heap  []int        // slot indexes, the slot that frees first on top
 	gen   uint64
 }
 
@@ -624,6 +629,7 @@ type secondWindow struct {
 type secondSlot struct {
 	frees time.Duration // since the limiter's origin
 	gen   uint64        // the ticket that holds it
+	pos   int           // its place in the heap
 }
 
 // slotTicket names the slot a request holds, and which holding.
@@ -637,54 +643,89 @@ func newSecondWindow(perSecond int) secondWindow {
 	return secondWindow{size: perSecond}
 }
 
-// earliest returns when the slot that frees first frees.
+// earliest returns when the slot that frees first frees: at once while
+// fewer than size slots exist.
 func (w *secondWindow) earliest() time.Duration {
-	_, at := w.pick()
-	return at
-}
-
-// pick returns the slot that frees first, and when: a new slot, free at
-// once, while fewer than size exist.
-func (w *secondWindow) pick() (idx int, at time.Duration) {
 	if len(w.slots) < w.size {
-		return len(w.slots), math.MinInt64
+		return math.MinInt64
 	}
-	idx, at = 0, w.slots[0].frees
-	for i, s := range w.slots[1:] {
-		if s.frees < at {
-			idx, at = i+1, s.frees
-		}
-	}
-	return idx, at
+	return w.slots[w.heap[0]].frees
 }
 
 // take holds the slot that frees first until frees, and returns its
 // ticket and what the slot held before.
 func (w *secondWindow) take(frees time.Duration) (slotTicket, secondSlot) {
-	idx, _ := w.pick()
-	if idx == len(w.slots) {
-		w.slots = append(w.slots, secondSlot{frees: math.MinInt64})
+	var idx int
+	if len(w.slots) < w.size {
+		idx = len(w.slots)
+		w.slots = append(w.slots, secondSlot{frees: math.MinInt64, pos: len(w.heap)})
+		w.heap = append(w.heap, idx)
+	} else {
+		idx = w.heap[0]
 	}
 	prev := w.slots[idx]
 	w.gen++
-	w.slots[idx] = secondSlot{frees: frees, gen: w.gen}
+	w.set(idx, frees, w.gen)
 	return slotTicket{idx: idx, gen: w.gen, valid: true}, prev
 }
 
 // complete moves t's slot to free at frees, if that is sooner.
 func (w *secondWindow) complete(t slotTicket, frees time.Duration) {
-	if !t.valid {
-		return
-	}
-	if s := &w.slots[t.idx]; s.gen == t.gen && frees < s.frees {
-		s.frees = frees
+	if t.valid && w.slots[t.idx].gen == t.gen && frees < w.slots[t.idx].frees {
+		w.set(t.idx, frees, t.gen)
 	}
 }
 
 // restore gives t's slot back as it was, when t still holds it.
 func (w *secondWindow) restore(t slotTicket, prev secondSlot) {
 	if t.valid && w.slots[t.idx].gen == t.gen {
-		w.slots[t.idx] = prev
+		w.set(t.idx, prev.frees, prev.gen)
+	}
+}
+
+// set changes a slot and restores the heap order around it.
+func (w *secondWindow) set(idx int, frees time.Duration, gen uint64) {
+	s := &w.slots[idx]
+	s.frees, s.gen = frees, gen
+	w.up(s.pos)
+	w.down(s.pos)
+}
+
+func (w *secondWindow) less(i, j int) bool {
+	return w.slots[w.heap[i]].frees < w.slots[w.heap[j]].frees
+}
+
+func (w *secondWindow) swap(i, j int) {
+	w.heap[i], w.heap[j] = w.heap[j], w.heap[i]
+	w.slots[w.heap[i]].pos = i
+	w.slots[w.heap[j]].pos = j
+}
+
+func (w *secondWindow) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !w.less(i, parent) {
+			return
+		}
+		w.swap(i, parent)
+		i = parent
+	}
+}
+
+func (w *secondWindow) down(i int) {
+	for {
+		least, left, right := i, 2*i+1, 2*i+2
+		if left < len(w.heap) && w.less(left, least) {
+			least = left
+		}
+		if right < len(w.heap) && w.less(right, least) {
+			least = right
+		}
+		if least == i {
+			return
+		}
+		w.swap(i, least)
+		i = least
 	}
 }
 

@@ -89,9 +89,12 @@ type callState struct {
 	attempts int  // attempts sent
 	// trace learns, for a write, whether an attempt got a connection:
 	// before that, nothing of the request can have been written, whatever
-	// error a failed dial or TLS handshake is reported as.
+	// error a failed dial or TLS handshake is reported as. It sees only
+	// what net/http's Transport does: when it did not fire (a caller's own
+	// RoundTripper), the SDK cannot know and assumes the worst.
 	trace     *httptrace.ClientTrace
-	connected atomic.Bool
+	sawConn   atomic.Bool // net/http asked for a connection
+	connected atomic.Bool // and got one
 	// written is whether the last failed attempt may have reached the server.
 	written bool
 	// nextWait is the wait before the next attempt, decided by checkRetry
@@ -103,7 +106,10 @@ type callState struct {
 
 func newCallState(p *retryPolicy, hc *http.Client) *callState {
 	call := &callState{policy: p}
-	call.trace = &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { call.connected.Store(true) }}
+	call.trace = &httptrace.ClientTrace{
+		GetConn: func(string) { call.sawConn.Store(true) },
+		GotConn: func(httptrace.GotConnInfo) { call.connected.Store(true) },
+	}
 	call.rc = retryablehttp.Client{
 		HTTPClient:   hc,
 		RetryMax:     p.maxRetries,
@@ -122,6 +128,7 @@ func (call *callState) reset(req *http.Request) {
 	call.attempts, call.nextWait, call.refusedWait = 0, 0, 0
 	call.obs = nil
 	call.written = false
+	call.sawConn.Store(false)
 	call.connected.Store(false)
 }
 
@@ -163,6 +170,7 @@ func (call *callState) checkRetry(ctx context.Context, resp *http.Response, err 
 		call.attempts++
 	}
 	call.written = err != nil && call.mayHaveBeenWritten(err)
+	call.sawConn.Store(false)
 	call.connected.Store(false)
 	retry := ctx.Err() == nil && call.attempts <= call.policy.maxRetries && call.retryable(resp, err)
 	wait := time.Duration(0)
@@ -240,7 +248,7 @@ func (call *callState) mayHaveBeenWritten(err error) bool {
 	if !errors.As(err, &sent) {
 		return false
 	}
-	if !call.idem {
+	if !call.idem && call.sawConn.Load() {
 		return call.connected.Load()
 	}
 	return !isDialError(err) && !isHandshakeError(err)

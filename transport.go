@@ -49,6 +49,9 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 			}
 			return nil, err
 		}
+		if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			return nil, err // the caller's context ended the wait
+		}
 		return nil, &limiterError{err: err}
 	}
 	cancel := func() {}
