@@ -187,41 +187,47 @@ func TestRefusalsGiveSlotsBack(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.Client()
 	cases := []struct {
-		name string
-		lim  []Option
-		ctx  func() (context.Context, context.CancelFunc)
-		want string
+		name    string
+		opts    []Option
+		hold    time.Duration // the server's word before the refused wait
+		timeout time.Duration // of the refused wait's context; 0: none
+		reason  string        // the limit that asked for the wait
+		why     string        // the bound the wait broke
 	}{
-		{"max wait", []Option{WithMaxWait(100 * time.Millisecond)}, func() (context.Context, context.CancelFunc) {
-			return context.WithCancel(context.Background())
-		}, "exceeds the max wait of 100ms"},
-		{"deadline", nil, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 300*time.Millisecond)
-		}, "would end after the context's deadline"},
-		{"max wait left to the caller", []Option{WithMaxWait(0)}, func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(context.Background(), 300*time.Millisecond)
-		}, "would end after the context's deadline"},
+		// The script refuses without reserving.
+		{"limiter's max wait", []Option{WithMaxWait(100 * time.Millisecond)}, 0, 0,
+			"fleet hourly limit: wait of 1h0m1.9", "exceeds the max wait of 100ms (the limiter's own)"},
+		{"deadline", []Option{WithLimits(100, 1000)}, 30 * time.Second, time.Second,
+			"server rate limit (fleet hold): wait of 29.", "would end after the context's deadline"},
+		// The script reserves (the limiter leaves the bound to the caller)
+		// and CheckWait refuses: the slot is given back.
+		{"caller's max wait", []Option{WithMaxWait(0)}, 0, 0,
+			"fleet hourly limit: wait of 1h0m1.9", "exceeds the max wait of 1m0s (WithMaxWait)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			name := "refuse-" + strings.ReplaceAll(tc.name, " ", "-")
-			lim := newTestLimiter(t, rdb, name, append([]Option{WithLimits(100, 1)}, tc.lim...)...)
+			name := "refuse-" + strings.ReplaceAll(strings.ReplaceAll(tc.name, " ", "-"), "'", "")
+			lim := newTestLimiter(t, rdb, name, append([]Option{WithLimits(1, 1000)}, tc.opts...)...)
 			if err := lim.Wait(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			ctx, cancel := tc.ctx()
-			defer cancel()
+			if tc.hold > 0 {
+				lim.Feedback(context.Background(), seoapi.RateFeedback{Hold: tc.hold})
+			}
+			ctx := context.Background()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
 			err := lim.Wait(ctx)
 			var apiErr *seoapi.APIError
-			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.StatusCode != 0 {
+			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.StatusCode != 0 || apiErr.RetryAfter <= tc.timeout {
 				t.Fatalf("Wait = %v, want a refusal matching ErrRateLimited", err)
 			}
-			if apiErr.RetryAfter <= 500*time.Millisecond || apiErr.RetryAfter > time.Second+secondGuard {
-				t.Errorf("RetryAfter %s, want the rest of the second", apiErr.RetryAfter)
-			}
-			if !strings.Contains(err.Error(), "fleet per-second limit") || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q does not name the per-second limit and %q", err, tc.want)
+			if !strings.Contains(err.Error(), tc.reason) || !strings.Contains(err.Error(), tc.why) {
+				t.Errorf("error %q does not say %q and %q", err, tc.reason, tc.why)
 			}
 			if n := len(scores(t, rdb, name)); n != 1 {
 				t.Errorf("%d slots after the refusal, want 1", n)
@@ -234,10 +240,11 @@ func TestCancelGivesSlotBack(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.Client()
-	lim := newTestLimiter(t, rdb, "cancel", WithLimits(100, 1))
+	lim := newTestLimiter(t, rdb, "cancel")
 	if err := lim.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	lim.Feedback(context.Background(), seoapi.RateFeedback{Hold: 30 * time.Second})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- lim.Wait(ctx) }()
@@ -418,8 +425,8 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	}
 	err = b.Wait(ctx)
 	var apiErr *seoapi.APIError
-	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < time.Second || apiErr.RetryAfter > 1500*time.Millisecond {
-		t.Fatalf("Wait during the hold = %v, want a refusal with RetryAfter of most of 1.5s", err)
+	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter <= 100*time.Millisecond || apiErr.RetryAfter > 1500*time.Millisecond {
+		t.Fatalf("Wait during the hold = %v, want a refusal with RetryAfter the rest of the 1.5s", err)
 	}
 	if !strings.Contains(err.Error(), "server rate limit") {
 		t.Errorf("error %q does not name the server's hold", err)
@@ -433,6 +440,7 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	}
 
 	// A lift within liftGrace of the hold leaves it; a later one ends it.
+	a.liftGrace = time.Minute
 	a.Feedback(ctx, seoapi.RateFeedback{Hold: time.Hour})
 	a.Feedback(ctx, seoapi.RateFeedback{Lift: true})
 	if n, _ := rdb.Exists(ctx, "seoapi:{hold}:hold").Result(); n != 1 {
