@@ -63,6 +63,9 @@
 // Members are a random per-Limiter prefix and a counter. Nothing else is
 // stored: not the API key, not a path, not a host.
 //
+// The scripts read TIME before they write, which needs Redis 5 or later
+// (scripts replicated by their effects).
+//
 // # Naming budgets
 //
 // One name is one budget, that is one API key: give every process that
