@@ -541,6 +541,14 @@ func TestOverCapBodyStaysUnderTheCap(t *testing.T) {
 			w.Header().Set("Content-Length", strconv.Itoa(len(bomb)))
 			w.Write(bomb)
 		}},
+		{"error status streamed", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusBadRequest)
+			for sent := 0; sent < bodyBytes; sent += len(chunk) {
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -555,6 +563,14 @@ func TestOverCapBodyStaysUnderTheCap(t *testing.T) {
 			t.Logf("allocated %.1f MiB for a %d MiB cap", float64(allocated)/(1<<20), capBytes>>20)
 			assert.LessOrEqual(t, allocated, uint64(capBytes*5/4), "bytes allocated during the call (%.1f MiB)", float64(allocated)/(1<<20))
 			require.Error(t, err)
+			if strings.HasPrefix(tc.name, "error status") {
+				// An error body is kept only as far as APIError.Body shows it.
+				ae := requireOneKind(t, err, seoapi.ErrValidation)
+				assert.LessOrEqual(t, allocated, uint64(4<<20))
+				assert.NotEmpty(t, ae.Body)
+				assert.LessOrEqual(t, len(ae.Body), 64<<10)
+				return
+			}
 			assert.Contains(t, err.Error(), strconv.Itoa(capBytes), "the error names the cap it hit")
 			requireOneKind(t, err, seoapi.ErrUnexpectedResponse)
 		})
