@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/seoapi/seoapi-go/seoapitest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -46,8 +46,7 @@ func TestEndToEnd(t *testing.T) {
 	assert.Equal(t, "Shop EU", updated.Name)
 	assert.Equal(t, "shop.example", updated.Domain, "PATCH changes only the fields sent")
 
-	_, err = fake.AddContentPlan(ws.ID, p.ID, "Q3 calendar", "active")
-	require.NoError(t, err)
+	fake.AddContentPlan(ws.ID, p.ID, "Q3 calendar", "active")
 	plans, _, err := c.ContentPlans.List(ctx, ws.ID, nil) // 7
 	require.NoError(t, err)
 	require.Len(t, plans, 1)
@@ -64,8 +63,7 @@ func TestEndToEnd(t *testing.T) {
 	require.Len(t, members, 1)
 	assert.Equal(t, "ana@acme.example", members[0].Email)
 
-	_, err = fake.AddCompetitor(ws.ID, p.ID, "Rival", "rival.example")
-	require.NoError(t, err)
+	fake.AddCompetitor(ws.ID, p.ID, "Rival", "rival.example")
 	competitors, _, err := c.Competitors.List(ctx, ws.ID, p.ID, nil) // 10
 	require.NoError(t, err)
 	require.Len(t, competitors, 1)
@@ -113,7 +111,7 @@ func TestEndToEndFailures(t *testing.T) {
 	_, _, err = wrong.Workspaces.List(ctx, nil)
 	assert.ErrorIs(t, err, seoapi.ErrUnauthorized)
 
-	agencyKey, _ := fake.IssueKey(fakeapi.PlanAgency)
+	agencyKey, _ := fake.IssueKey(seoapitest.PlanAgency)
 	agency, err := seoapi.NewClient(srvURL, agencyKey, fastOptions()...)
 	require.NoError(t, err)
 	_, _, err = agency.Workspaces.List(ctx, nil)
@@ -127,7 +125,7 @@ func TestEndToEndFailures(t *testing.T) {
 	assert.ErrorIs(t, err, seoapi.ErrUnauthorized)
 
 	// Another account's workspace is invisible.
-	otherKey, otherWS := fake.IssueKey(fakeapi.PlanEnterprise)
+	otherKey, otherWS := fake.IssueKey(seoapitest.PlanEnterprise)
 	_ = otherKey
 	_, _, err = c.Projects.List(ctx, otherWS, nil)
 	assert.ErrorIs(t, err, seoapi.ErrNotFound)
@@ -135,16 +133,16 @@ func TestEndToEndFailures(t *testing.T) {
 
 func TestFakeServesOnHTTPTest(t *testing.T) {
 	t.Parallel()
-	fake := fakeapi.New()
+	fake := seoapitest.New()
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	key, _ := fake.IssueKey(fakeapi.PlanEnterprise)
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
 	c, err := seoapi.NewClient(srv.URL, key)
 	require.NoError(t, err)
 	list, resp, err := c.Workspaces.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Len(t, list, 1)
-	assert.Equal(t, fakeapi.PublishedLimits.PerHour, resp.Rate.Limit)
-	assert.Equal(t, fakeapi.PublishedLimits.PerHour-1, resp.Rate.Remaining)
+	assert.Equal(t, seoapitest.PublishedLimits().PerHour, resp.Rate.Limit)
+	assert.Equal(t, seoapitest.PublishedLimits().PerHour-1, resp.Rate.Remaining)
 	assert.False(t, resp.Rate.Reset.IsZero())
 }

@@ -7,15 +7,15 @@ import (
 	"net/http/httptest"
 
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/seoapi/seoapi-go/seoapitest"
 )
 
 // exampleServer starts the in-process fake API, standing in for the real
 // one, and returns its URL and a key.
-func exampleServer() (url, key string, fake *fakeapi.Server, stop func()) {
-	fake = fakeapi.New()
+func exampleServer() (url, key string, fake *seoapitest.Server, stop func()) {
+	fake = seoapitest.New()
 	srv := httptest.NewServer(fake)
-	key, _ = fake.IssueKey(fakeapi.PlanEnterprise)
+	key, _ = fake.IssueKey(seoapitest.PlanEnterprise)
 	return srv.URL, key, fake, srv.Close
 }
 

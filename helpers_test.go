@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/seoapi/seoapi-go/seoapitest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -82,13 +82,13 @@ func newClient(t *testing.T, baseURL string, opts ...seoapi.Option) *seoapi.Clie
 
 // newFake starts the fake API and returns it with a client for a fresh
 // enterprise key and that key's workspace.
-func newFake(t *testing.T, opts ...seoapi.Option) (*fakeapi.Server, *seoapi.Client, string) {
+func newFake(t *testing.T, opts ...seoapi.Option) (*seoapitest.Server, *seoapi.Client, string) {
 	t.Helper()
-	fake := fakeapi.New()
-	fake.SetLimits(fakeapi.Limits{})
+	fake := seoapitest.New()
+	fake.SetLimits(seoapitest.Limits{})
 	srv := httptest.NewServer(fake)
 	t.Cleanup(srv.Close)
-	key, ws := fake.IssueKey(fakeapi.PlanEnterprise)
+	key, ws := fake.IssueKey(seoapitest.PlanEnterprise)
 	c, err := seoapi.NewClient(srv.URL, key, fastOptions(opts...)...)
 	require.NoError(t, err)
 	return fake, c, ws

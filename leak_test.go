@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/seoapi/seoapi-go/seoapitest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -274,7 +274,7 @@ func (w *echoWriter) Write(p []byte) (int, error) {
 // hostileFake is the fake API behind a server that echoes the key: it
 // accepts leakKey in place of the key the fake issued.
 type hostileFake struct {
-	fake      *fakeapi.Server
+	fake      *seoapitest.Server
 	fakeKey   string
 	workspace string
 	mu        sync.Mutex
@@ -283,9 +283,9 @@ type hostileFake struct {
 
 func newHostileFake(t *testing.T, mode echoMode, form string) (*hostileFake, *httptest.Server) {
 	t.Helper()
-	h := &hostileFake{fake: fakeapi.New()}
-	h.fake.SetLimits(fakeapi.Limits{})
-	h.fakeKey, h.workspace = h.fake.IssueKey(fakeapi.PlanEnterprise)
+	h := &hostileFake{fake: seoapitest.New()}
+	h.fake.SetLimits(seoapitest.Limits{})
+	h.fakeKey, h.workspace = h.fake.IssueKey(seoapitest.PlanEnterprise)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer "+leakKey {
 			http.Error(w, "the key did not arrive intact", http.StatusTeapot)

@@ -13,22 +13,21 @@ import (
 	"testing"
 
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/seoapi/seoapi-go/seoapitest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // fakeWithCompetitors starts a fake API paging in style, with n
 // competitors under one project.
-func fakeWithCompetitors(t *testing.T, style fakeapi.Paging, pageSize, n int) (*fakeapi.Server, *seoapi.Client, string, string) {
+func fakeWithCompetitors(t *testing.T, style seoapitest.Paging, pageSize, n int) (*seoapitest.Server, *seoapi.Client, string, string) {
 	t.Helper()
 	fake, c, ws := newFake(t)
 	fake.SetPaging(style, pageSize)
 	p, _, err := c.Projects.Create(context.Background(), ws, &seoapi.ProjectCreateRequest{Name: "p"})
 	require.NoError(t, err)
 	for i := range n {
-		_, err := fake.AddCompetitor(ws, p.ID, fmt.Sprintf("c%04d", i), "c.example")
-		require.NoError(t, err)
+		fake.AddCompetitor(ws, p.ID, fmt.Sprintf("c%04d", i), "c.example")
 	}
 	return fake, c, ws, p.ID
 }
@@ -38,13 +37,13 @@ func TestAllFollowsEveryPagingStyle(t *testing.T) {
 	const total, pageSize = 1000, 37
 	tests := []struct {
 		name     string
-		style    fakeapi.Paging
+		style    seoapitest.Paging
 		requests int
 	}{
-		{"Link header", fakeapi.PagingLink, (total + pageSize - 1) / pageSize},
-		{"page-number envelope", fakeapi.PagingPage, (total + pageSize - 1) / pageSize},
-		{"cursor envelope", fakeapi.PagingCursor, (total + pageSize - 1) / pageSize},
-		{"no paging", fakeapi.PagingNone, 1},
+		{"Link header", seoapitest.PagingLink, (total + pageSize - 1) / pageSize},
+		{"page-number envelope", seoapitest.PagingPage, (total + pageSize - 1) / pageSize},
+		{"cursor envelope", seoapitest.PagingCursor, (total + pageSize - 1) / pageSize},
+		{"no paging", seoapitest.PagingNone, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,19 +73,19 @@ func TestListReportsTheNextPage(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
-		style  fakeapi.Paging
+		style  seoapitest.Paging
 		check  func(t *testing.T, r *seoapi.Response)
 		second *seoapi.ListOptions
 	}{
-		{"Link", fakeapi.PagingLink, func(t *testing.T, r *seoapi.Response) {
+		{"Link", seoapitest.PagingLink, func(t *testing.T, r *seoapi.Response) {
 			assert.Equal(t, 2, r.NextPage)
 			assert.Contains(t, r.NextURL, "page=2")
 		}, &seoapi.ListOptions{Page: 2, PerPage: 10}},
-		{"page", fakeapi.PagingPage, func(t *testing.T, r *seoapi.Response) {
+		{"page", seoapitest.PagingPage, func(t *testing.T, r *seoapi.Response) {
 			assert.Equal(t, 2, r.NextPage)
 			assert.Empty(t, r.NextURL)
 		}, &seoapi.ListOptions{Page: 2, PerPage: 10}},
-		{"cursor", fakeapi.PagingCursor, func(t *testing.T, r *seoapi.Response) {
+		{"cursor", seoapitest.PagingCursor, func(t *testing.T, r *seoapi.Response) {
 			assert.NotEmpty(t, r.NextCursor)
 			assert.Zero(t, r.NextPage)
 		}, nil},
@@ -243,7 +242,7 @@ func TestAllEndsOnEmptyPage(t *testing.T) {
 
 func TestAllBreakStopsFetching(t *testing.T) {
 	t.Parallel()
-	fake, c, ws, p := fakeWithCompetitors(t, fakeapi.PagingLink, 37, 1000)
+	fake, c, ws, p := fakeWithCompetitors(t, seoapitest.PagingLink, 37, 1000)
 	before := len(fake.Requests())
 	n := 0
 	for _, err := range c.Competitors.All(context.Background(), ws, p, nil) {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/seoapi/seoapi-go"
-	"github.com/seoapi/seoapi-go/internal/fakeapi"
+	"github.com/seoapi/seoapi-go/seoapitest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -37,11 +37,11 @@ func newJSONLogger(w *syncBuffer) *slog.Logger {
 
 func TestHourlyBudgetFailsFast(t *testing.T) {
 	t.Parallel()
-	fake := fakeapi.New()
-	fake.SetLimits(fakeapi.Limits{})
+	fake := seoapitest.New()
+	fake.SetLimits(seoapitest.Limits{})
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	key, ws := fake.IssueKey(fakeapi.PlanEnterprise)
+	key, ws := fake.IssueKey(seoapitest.PlanEnterprise)
 	c, err := seoapi.NewClient(srv.URL, key, seoapi.WithRateLimit(100, 50))
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -67,11 +67,11 @@ func TestConcurrentClientGetsNo429(t *testing.T) {
 	// The fake enforces the client's own per-second limit with a strict
 	// rolling window, scaled up to keep the test short.
 	const perSecond = 200
-	fake := fakeapi.New()
-	fake.SetLimits(fakeapi.Limits{PerSecond: perSecond})
+	fake := seoapitest.New()
+	fake.SetLimits(seoapitest.Limits{PerSecond: perSecond})
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	key, ws := fake.IssueKey(fakeapi.PlanEnterprise)
+	key, ws := fake.IssueKey(seoapitest.PlanEnterprise)
 	c, err := seoapi.NewClient(srv.URL, key, seoapi.WithRateLimit(1_000_000, perSecond), seoapi.WithMaxRetries(0))
 	require.NoError(t, err)
 
@@ -378,11 +378,11 @@ func TestServerHoldIsReportedAsAWait(t *testing.T) {
 //	go test -run '^$' -bench RateLimitedThroughput -benchtime 2000x
 func BenchmarkRateLimitedThroughput(b *testing.B) {
 	const perSecond = seoapi.DefaultRequestsPerSecond
-	fake := fakeapi.New()
-	fake.SetLimits(fakeapi.Limits{PerSecond: perSecond})
+	fake := seoapitest.New()
+	fake.SetLimits(seoapitest.Limits{PerSecond: perSecond})
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
-	key, ws := fake.IssueKey(fakeapi.PlanEnterprise)
+	key, ws := fake.IssueKey(seoapitest.PlanEnterprise)
 	c, err := seoapi.NewClient(srv.URL, key, seoapi.WithRateLimit(1_000_000, perSecond), seoapi.WithMaxRetries(0))
 	if err != nil {
 		b.Fatal(err)
