@@ -663,12 +663,6 @@ func (c *Client) newResponse(httpResp *http.Response, attempts int) *Response {
 	return resp
 }
 
-// responseError is an error about resp, prefixed with its method and URL.
-func responseError(resp *http.Response, format string, args ...any) error {
-	prefix := []any{resp.Request.Method, redactedURL(resp.Request)}
-	return fmt.Errorf("seoapi: %s %s: "+format, append(prefix, args...)...)
-}
-
 // apiError builds the error for a non-2xx response to req: the key is
 // removed from the body and headers in whatever form the server echoed it.
 // The error names the URL the caller asked for, not a redirect's, which

@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -315,15 +314,6 @@ func snippet(body []byte) string {
 		}
 	}
 	return b.String()
-}
-
-// redactSecret removes every occurrence of the key from b, so a server that
-// echoes the key in an error body cannot carry it into an error string.
-func redactSecret(b []byte, key string) []byte {
-	if key == "" || !bytes.Contains(b, []byte(key)) {
-		return b
-	}
-	return bytes.ReplaceAll(b, []byte(key), []byte("[REDACTED]"))
 }
 
 // invalidArgument returns an error matching ErrInvalidArgument.
