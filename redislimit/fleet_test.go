@@ -321,7 +321,16 @@ func sum(results []childResult, f func(childResult) int) int {
 // TestFleetSharesOneBudget runs alone (not in parallel): it holds the
 // fleet to the fake's strict windows, and the other tests' processes
 // competing for the CPU would delay some arrivals more than others.
+// envFleetAlone, set by .ci/run for its main test run, defers
+// TestFleetSharesOneBudget to a step of its own: its zero-429 promise
+// depends on arrival times, which other packages' tests running beside it
+// on a 2-core machine push about (CI then runs it alone, for real).
+const envFleetAlone = "SEOAPI_FLEET_TEST_ALONE"
+
 func TestFleetSharesOneBudget(t *testing.T) {
+	if os.Getenv(envFleetAlone) == "1" {
+		t.Skip("run alone in its own step: go test -race -count=1 -p 1 -run TestFleetSharesOneBudget ./redislimit")
+	}
 	srv := startRedis(t)
 	api := startFleetAPI(t, nil)
 	const children, workers, calls = 4, 8, 6
