@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -432,6 +433,8 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 		if err != nil {
 			return nil, invalidArgument("encoding request body: %v", err)
 		}
+		// A *bytes.Reader: net/http writes it with the headers in one go,
+		// and bodyWasRead can tell whether it left.
 		reader = bytes.NewReader(buf)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, reader)
@@ -596,7 +599,7 @@ func (c *Client) Do(req *http.Request, v any) (*Response, error) {
 }
 
 func (c *Client) do(call *callState, req *http.Request, v any) (*Response, error) {
-	rreq, err := retryableRequest(call.traced(req))
+	rreq, err := retryableRequest(req)
 	if err != nil {
 		return nil, err
 	}
@@ -621,6 +624,30 @@ func (c *Client) do(call *callState, req *http.Request, v any) (*Response, error
 		return resp, c.decodeError(req, httpResp, body, err, call)
 	}
 	return resp, nil
+}
+
+// bodyWasRead tells whether any of an attempt's body was read, for a
+// body of a known in-memory type (as http.NewRequest makes from a
+// *bytes.Reader or *strings.Reader, the SDK's own included); known is false
+// for any other body. A transport reads the body only once it has a
+// connection and has written the headers, so an unread body means the
+// request never left, whatever error the attempt reports.
+func bodyWasRead(body io.ReadCloser) (read, known bool) {
+	var r io.Reader = body
+	// io.NopCloser's wrapper has one exported field, the reader; net/http
+	// looks through it the same way.
+	if v := reflect.ValueOf(body); v.Kind() == reflect.Struct && v.NumField() == 1 && v.Type().PkgPath() == "io" {
+		if inner, ok := v.Field(0).Interface().(io.Reader); ok {
+			r = inner
+		}
+	}
+	switch r := r.(type) {
+	case *bytes.Reader:
+		return int64(r.Len()) < r.Size(), r.Size() > 0
+	case *strings.Reader:
+		return int64(r.Len()) < r.Size(), r.Size() > 0
+	}
+	return false, false
 }
 
 // retryableRequest wraps req for retryablehttp without copying its body

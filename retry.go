@@ -5,11 +5,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httptrace"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -87,14 +86,11 @@ type callState struct {
 	method   string
 	idem     bool // whether a repeat cannot do harm
 	attempts int  // attempts sent
-	// trace learns, for a write, whether an attempt got a connection:
-	// before that, nothing of the request can have been written, whatever
-	// error a failed dial or TLS handshake is reported as. It sees only
-	// what net/http's Transport does: when it did not fire (a caller's own
-	// RoundTripper), the SDK cannot know and assumes the worst.
-	trace     *httptrace.ClientTrace
-	sawConn   atomic.Bool // net/http asked for a connection
-	connected atomic.Bool // and got one
+	// body is the current attempt's body: whether it was read says
+	// whether the request can have left (see bodyWasRead), whatever error a
+	// failed dial or TLS handshake is reported as and whatever
+	// RoundTripper sent it.
+	body io.ReadCloser
 	// written is whether the last failed attempt may have reached the server.
 	written bool
 	// nextWait is the wait before the next attempt, decided by checkRetry
@@ -106,17 +102,13 @@ type callState struct {
 
 func newCallState(p *retryPolicy, hc *http.Client) *callState {
 	call := &callState{policy: p}
-	call.trace = &httptrace.ClientTrace{
-		GetConn: func(string) { call.sawConn.Store(true) },
-		GotConn: func(httptrace.GotConnInfo) { call.connected.Store(true) },
-	}
 	call.rc = retryablehttp.Client{
 		HTTPClient:   hc,
 		RetryMax:     p.maxRetries,
 		CheckRetry:   call.checkRetry,
 		Backoff:      call.backoff,
 		ErrorHandler: call.errorHandler,
-		PrepareRetry: rewindBody,
+		PrepareRetry: call.rewindBody,
 	}
 	return call
 }
@@ -128,23 +120,13 @@ func (call *callState) reset(req *http.Request) {
 	call.attempts, call.nextWait, call.refusedWait = 0, 0, 0
 	call.obs = nil
 	call.written = false
-	call.sawConn.Store(false)
-	call.connected.Store(false)
-}
-
-// traced returns req with the call's connection trace when the call is a
-// write, whose outcome depends on whether anything was sent.
-func (call *callState) traced(req *http.Request) *http.Request {
-	if call.idem {
-		return req
-	}
-	return req.WithContext(httptrace.WithClientTrace(req.Context(), call.trace))
+	call.body = req.Body
 }
 
 // rewindBody gives a retry a fresh copy of the request body. The SDK hands
 // retryablehttp the request as it is, so that the body is not copied once
 // more for every call.
-func rewindBody(req *http.Request) error {
+func (call *callState) rewindBody(req *http.Request) error {
 	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
 		return nil
 	}
@@ -153,6 +135,7 @@ func rewindBody(req *http.Request) error {
 		return err
 	}
 	req.Body = body
+	call.body = body
 	return nil
 }
 
@@ -170,8 +153,6 @@ func (call *callState) checkRetry(ctx context.Context, resp *http.Response, err 
 		call.attempts++
 	}
 	call.written = err != nil && call.mayHaveBeenWritten(err)
-	call.sawConn.Store(false)
-	call.connected.Store(false)
 	retry := ctx.Err() == nil && call.attempts <= call.policy.maxRetries && call.retryable(resp, err)
 	wait := time.Duration(0)
 	if retry {
@@ -237,8 +218,9 @@ func isLocalRefusal(err error) bool {
 
 // mayHaveBeenWritten reports whether a failed attempt may have reached
 // the server: anything after the request was handed to the network,
-// except, for a write, an attempt that never got a connection, and
-// otherwise a dial or TLS handshake that failed.
+// except an attempt whose body was never read, for no transport sends a
+// request without reading its body, and otherwise a dial or TLS handshake
+// that failed.
 func (call *callState) mayHaveBeenWritten(err error) bool {
 	var cut *cutError
 	if errors.As(err, &cut) {
@@ -248,8 +230,8 @@ func (call *callState) mayHaveBeenWritten(err error) bool {
 	if !errors.As(err, &sent) {
 		return false
 	}
-	if !call.idem && call.sawConn.Load() {
-		return call.connected.Load()
+	if read, known := bodyWasRead(call.body); known {
+		return read
 	}
 	return !isDialError(err) && !isHandshakeError(err)
 }
