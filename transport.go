@@ -32,27 +32,12 @@ type limitedTransport struct {
 // RoundTrip runs one attempt, or one hop of it when a redirect is followed.
 func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	obs := observationFrom(req.Context())
-	var waits *waitRecords
 	if obs != nil {
 		req = obs.beginAttempt(req)
-		waits = obs.newWaits()
 	}
-	ticket, err := t.limiter.waitTurn(req.Context(), t.maxWait, waits)
-	if obs != nil {
-		obs.reportWaits(waits)
-	}
+	ticket, err := t.waitTurn(req, obs)
 	if err != nil {
-		var refused *APIError
-		if errors.As(err, &refused) && refused.StatusCode == 0 {
-			if refused.Method == "" {
-				refused.Method, refused.URL = req.Method, redactedURL(req)
-			}
-			return nil, err
-		}
-		if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			return nil, err // the caller's context ended the wait
-		}
-		return nil, &limiterError{err: err}
+		return nil, err
 	}
 	cancel := func() {}
 	if t.timeout > 0 {
@@ -72,6 +57,34 @@ func (t *limitedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		return nil, &cutError{err: t.timeoutCause(req, err)}
 	}
 	return resp, nil
+}
+
+// waitTurn waits for the limiter, tells the observers how long, and sorts
+// a failure: a refused wait (the *APIError of ErrRateLimited), the
+// caller's context, or the limiter's own failure.
+func (t *limitedTransport) waitTurn(req *http.Request, obs *observation) (slotTicket, error) {
+	var waits *waitRecords
+	if obs != nil {
+		waits = obs.newWaits()
+	}
+	ticket, err := t.limiter.waitTurn(req.Context(), t.maxWait, waits)
+	if obs != nil {
+		obs.reportWaits(waits)
+	}
+	if err == nil {
+		return ticket, nil
+	}
+	var refused *APIError
+	if errors.As(err, &refused) && refused.StatusCode == 0 {
+		if refused.Method == "" {
+			refused.Method, refused.URL = req.Method, redactedURL(req)
+		}
+		return ticket, err
+	}
+	if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		return ticket, err
+	}
+	return ticket, &limiterError{err: err}
 }
 
 // timeoutCause turns the error of an attempt that ran out of its own time
