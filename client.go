@@ -92,7 +92,8 @@ func (cfg *clientConfig) reject(format string, args ...any) {
 
 // WithHTTPClient makes the Client send through hc. The SDK wraps a copy of
 // hc's transport with its rate limiter; hc itself is not changed. hc's
-// Timeout applies to each attempt.
+// Timeout applies to each attempt (to each hop, when it follows a
+// redirect), body included.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(cfg *clientConfig) {
 		if hc == nil {
@@ -391,20 +392,28 @@ func (c *Client) CloseIdleConnections() {
 // Format keeps the API key out of every fmt verb (%v, %+v, %#v, %s), for
 // a Client and a *Client alike.
 func (c Client) Format(f fmt.State, _ rune) {
-	fmt.Fprintf(f, "seoapi.Client{BaseURL: %q, APIKey: %s}", c.baseURL.Redacted(), *c.apiKey)
+	fmt.Fprintf(f, "seoapi.Client{BaseURL: %q, APIKey: %s}", c.redactedBase(), redacted)
 }
 
 // MarshalJSON encodes the client as its base URL and a redacted key.
 func (c *Client) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		BaseURL string `json:"baseURL"`
-		APIKey  Secret `json:"apiKey"`
-	}{c.baseURL.Redacted(), *c.apiKey})
+		APIKey  string `json:"apiKey"`
+	}{c.redactedBase(), redacted})
 }
 
 // LogValue keeps the API key out of slog records.
 func (c *Client) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("baseURL", c.baseURL.Redacted()), slog.String("apiKey", redacted))
+	return slog.GroupValue(slog.String("baseURL", c.redactedBase()), slog.String("apiKey", redacted))
+}
+
+// redactedBase is the base URL for printing; empty for a zero Client.
+func (c *Client) redactedBase() string {
+	if c.baseURL == nil {
+		return ""
+	}
+	return c.baseURL.Redacted()
 }
 
 // BaseURL returns the base URL requests are resolved against.
@@ -496,9 +505,6 @@ func plainRelative(path string) bool {
 		default:
 			return false
 		}
-		if c == ':' {
-			return false
-		}
 	}
 	return true
 }
@@ -574,7 +580,8 @@ func (r Response) LogValue() slog.Value {
 }
 
 // Do sends req through the rate limiter and retry policy and reads the
-// response. A 2xx body is decoded into v when v is non-nil and the body is
+// response. Its context bounds the whole call, retries and waits included;
+// when it ends, the error matches the context's error (and no kind). A 2xx body is decoded into v when v is non-nil and the body is
 // not empty; a list destination (a pointer to a slice) and a resource
 // destination are unwrapped from the envelopes described in the README. A
 // non-2xx response returns an *APIError. The *Response is returned
@@ -636,7 +643,7 @@ func bodyWasRead(body io.ReadCloser) (read, known bool) {
 	var r io.Reader = body
 	// io.NopCloser's wrapper has one exported field, the reader; net/http
 	// looks through it the same way.
-	if v := reflect.ValueOf(body); v.Kind() == reflect.Struct && v.NumField() == 1 && v.Type().PkgPath() == "io" {
+	if v := reflect.ValueOf(body); v.Kind() == reflect.Struct && v.NumField() == 1 && v.Type().PkgPath() == "io" && v.Field(0).CanInterface() {
 		if inner, ok := v.Field(0).Interface().(io.Reader); ok {
 			r = inner
 		}
@@ -717,11 +724,14 @@ func (c *Client) apiError(req *http.Request, resp *http.Response, body []byte, c
 
 // decodeError is the error for a 2xx body the SDK could not read.
 func (c *Client) decodeError(req *http.Request, resp *http.Response, body []byte, err error, call *callState) error {
+	// A decoding error may quote what it failed on.
+	err = c.cleanCause(err)
 	clean, header := c.redact.bytes(body), c.redact.header(resp.Header)
 	if createsSecret(req.Method, c.relativePath(req.URL)) {
-		// The body of a created key that cannot be read may hold its
-		// secret anywhere: none of it goes into the error.
-		clean = nil
+		// The answer of a created key that cannot be read may hold its
+		// secret anywhere: none of it, nor what a decoder quoted of it,
+		// goes into the error.
+		clean, err = nil, errSecretWithheld
 	}
 	return &APIError{
 		StatusCode: resp.StatusCode,
@@ -736,6 +746,10 @@ func (c *Client) decodeError(req *http.Request, resp *http.Response, body []byte
 		kind:       ErrUnexpectedResponse,
 	}
 }
+
+// errSecretWithheld stands for the decoding error of an answer that may
+// hold a created secret.
+var errSecretWithheld = errors.New("the answer could not be read")
 
 // createsSecret reports a request whose answer carries a new secret (a
 // created API key).
@@ -775,12 +789,11 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 		e.Err, e.kind = causeError{lim.err}, kindOf(lim.err)
 		e.Message = "not sent: the rate limiter failed"
 	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
-		if !errors.Is(cause, ctxErr) {
-			cause = fmt.Errorf("%w: %w", ctxErr, cause)
+		// The context's error, and no kind the cause might carry.
+		e.Err = ctxErr
+		if cause != ctxErr {
+			e.Err = fmt.Errorf("%w: %w", ctxErr, causeError{cause})
 		}
-		e.Err = cause
-	case errors.Is(err, errBodyTooLarge):
-		e.kind, e.Err = ErrUnexpectedResponse, cause
 	case isRedirectError(err):
 		e.kind, e.Err = ErrUnexpectedResponse, cause
 	default:

@@ -3,12 +3,15 @@ package seoapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seoapi/seoapi-go"
 	"github.com/stretchr/testify/assert"
@@ -233,4 +236,81 @@ func TestNilContextIsRejected(t *testing.T) {
 	//lint:ignore SA1012 the test is about a nil context
 	_, _, err := c.Workspaces.List(nil, nil) //nolint:staticcheck
 	require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+}
+
+func TestDecodeErrorNeverQuotesTheKey(t *testing.T) {
+	t.Parallel()
+	// A caller's own type whose decoder quotes the value it failed on.
+	rec := newRecorder(t, respond(200, `{"t":"`+testKey+`"}`))
+	c := newClient(t, rec.srv.URL)
+	req, err := c.NewRequest(context.Background(), http.MethodGet, "api/other", nil)
+	require.NoError(t, err)
+	var dst struct {
+		T time.Time `json:"t"`
+	}
+	_, err = c.Do(req, &dst)
+	require.ErrorIs(t, err, seoapi.ErrUnexpectedResponse)
+	var apiErr *seoapi.APIError
+	require.ErrorAs(t, err, &apiErr)
+	for _, out := range []string{err.Error(), apiErr.Message, apiErr.Err.Error(), fmt.Sprintf("%+v", *apiErr), string(apiErr.Body)} {
+		assert.NotContains(t, out, testKey)
+	}
+}
+
+func TestHeadWithContentLengthSucceeds(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Length", "42")
+		w.WriteHeader(200)
+	})
+	c := newClient(t, rec.srv.URL)
+	req, err := c.NewRequest(context.Background(), http.MethodHead, "api/workspaces", nil)
+	require.NoError(t, err)
+	resp, err := c.Do(req, nil)
+	require.NoError(t, err, "a HEAD answer declares a length it does not send")
+	assert.Equal(t, 1, resp.Attempts)
+	assert.Len(t, rec.requests(), 1)
+}
+
+// ctxLimiter waits for its context and fails with an error that also
+// names a kind.
+type ctxLimiter struct{}
+
+func (ctxLimiter) Wait(ctx context.Context) error {
+	<-ctx.Done()
+	return errors.Join(seoapi.ErrConnection, ctx.Err())
+}
+
+func TestContextErrorMatchesNoKind(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[]`))
+	c := newClient(t, rec.srv.URL, seoapi.WithLimiter(ctxLimiter{}))
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, _, err := c.Workspaces.List(ctx, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	for _, kind := range allKinds {
+		assert.NotErrorIs(t, err, kind, "the context's error and no kind")
+	}
+	assert.Equal(t, "deadline_exceeded", seoapi.ErrorType(err))
+}
+
+func TestCreatedSecretCannotBeReadAgainFromTheResponse(t *testing.T) {
+	t.Parallel()
+	_, c, ws := newFake(t)
+	key, resp, err := c.APIKeys.Create(context.Background(), ws, &seoapi.APIKeyCreateRequest{Name: "ci"})
+	require.NoError(t, err)
+	require.NotEmpty(t, string(key.Key))
+	rest, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Empty(t, rest, "the body was read and closed")
+}
+
+func TestZeroClientFormatsWithoutPanicking(t *testing.T) {
+	t.Parallel()
+	var c seoapi.Client
+	assert.Contains(t, fmt.Sprintf("%v", &c), "[REDACTED]")
+	out, err := json.Marshal(&c)
+	require.NoError(t, err)
+	assert.Contains(t, string(out), "[REDACTED]")
 }

@@ -23,7 +23,8 @@ import (
 // call). The request itself keeps the caller's context, so no observer
 // can change its deadline, its cancellation or its values; headers an
 // observer wants sent go through Event.Header. Events never carry the API
-// key, a body or a header of the request or response.
+// key; the only body or header they hold is that of the *APIError in Err,
+// which is redacted.
 type Observer interface {
 	Observe(ctx context.Context, e Event) context.Context
 }
@@ -290,8 +291,6 @@ func attemptErrorType(resp *http.Response, err error) string {
 		return "rate_limited"
 	case err != nil && errors.Is(err, context.Canceled):
 		return "canceled"
-	case err != nil && errors.Is(err, errBodyTooLarge):
-		return "unexpected_response"
 	case err != nil:
 		return "connection"
 	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299):

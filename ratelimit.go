@@ -285,7 +285,9 @@ type attemptLimiter interface {
 	// feedback tells the limiter what a response said (see rateFeedback).
 	feedback(ctx context.Context, f RateFeedback)
 	// sent tells the limiter that the request waitTurn released with t got
-	// its response, or failed: it cannot reach the server any later.
+	// its response, or failed. A response means the server counted it by
+	// now; a failure after the request left may still arrive later, which
+	// maxTransit does not cover (failed attempts are few).
 	sent(t slotTicket)
 }
 

@@ -260,11 +260,11 @@ func isHandshakeError(err error) bool {
 }
 
 // isPermanent reports errors a repeat cannot cure: a certificate the
-// client does not trust, a redirect refused, a body over the size cap.
+// client does not trust, a redirect refused.
 func isPermanent(err error) bool {
 	var cert *tls.CertificateVerificationError
 	var redirect *redirectError
-	return errors.As(err, &cert) || errors.As(err, &redirect) || errors.Is(err, errBodyTooLarge)
+	return errors.As(err, &cert) || errors.As(err, &redirect)
 }
 
 // wait returns how long to wait before the next attempt: what the server

@@ -178,7 +178,12 @@ type bufferedBody struct {
 	tooLarge bool
 }
 
-func (b *bufferedBody) Close() error { return nil }
+// Close empties the reader, so that the body Do has read (a created
+// secret, say) cannot be read again from the Response.
+func (b *bufferedBody) Close() error {
+	b.Reset(nil)
+	return nil
+}
 
 // bufferBody replaces resp.Body with the body read whole. A 2xx body must
 // arrive complete and within the cap; of any other body the SDK keeps at
@@ -190,7 +195,12 @@ func (t *limitedTransport) bufferBody(resp *http.Response) error {
 	if !success {
 		limit = min(limit, maxErrorBody)
 	}
-	data, err := readCapped(resp.Body, resp.ContentLength, limit)
+	length := resp.ContentLength
+	if resp.Body == http.NoBody {
+		// A HEAD answer (or a 204, a 304) declares a length it does not send.
+		length = 0
+	}
+	data, err := readCapped(resp.Body, length, limit)
 	body := &bufferedBody{data: data}
 	switch {
 	case errors.Is(err, errBodyTooLarge):
