@@ -17,9 +17,17 @@
 //	}
 //
 // Every call waits for the client-side rate limiter (the published 10 000
-// requests an hour and 50 a second), is retried when a repeat is safe, and
-// returns an *APIError for any non-2xx response, which matches one of the
-// Err kinds with errors.Is. The API publishes almost nothing about bodies,
-// so responses are decoded tolerantly and every resource keeps the JSON it
+// requests an hour and 50 a second, as strict rolling windows), is retried
+// when a repeat is safe, and fails with an *APIError that matches exactly
+// one of the Err kinds with errors.Is (or the context's own error); a
+// write that may have taken effect also matches ErrOutcomeUnknown and is
+// never repeated. The API publishes almost nothing about bodies, so
+// responses are decoded tolerantly and every resource keeps the JSON it
 // came from in Raw. The README lists every assumption the SDK makes.
+//
+// Beside this package: seoapitest is the fake API to test code that uses
+// the SDK against; redislimit shares one budget across a fleet of
+// processes through Redis; otelseoapi turns the events an Observer is told
+// (WithObserver) into OpenTelemetry spans and metrics. Only programs that
+// import them compile their dependencies.
 package seoapi
