@@ -697,17 +697,32 @@ func (c *Client) newResponse(httpResp *http.Response, attempts int) *Response {
 	return resp
 }
 
-// apiError builds the error for a non-2xx response to req: the key is
-// removed from the body and headers in whatever form the server echoed it.
-// The error names the URL the caller asked for, not a redirect's, which
-// the server chose.
+// responseError is the *APIError of a response to req that the call
+// fails on, with body (what the SDK kept of it) and the headers cleaned of
+// any form of the key the server echoed. It names the URL the caller asked
+// for, not a redirect's, which the server chose.
+func (c *Client) responseError(req *http.Request, resp *http.Response, body []byte, call *callState) *APIError {
+	clean, header := c.redact.bytes(body), c.redact.header(resp.Header)
+	e := &APIError{
+		StatusCode: resp.StatusCode,
+		Method:     req.Method,
+		URL:        redactedURL(req),
+		RequestID:  requestID(header),
+		Body:       clean[:min(len(clean), maxErrorBody)],
+		Header:     header,
+		Attempts:   call.attempts,
+	}
+	if d, ok := retryAfter(header, c.now()); ok {
+		e.RetryAfter = d
+	}
+	return e
+}
+
+// apiError is the error of a non-2xx response to req.
 func (c *Client) apiError(req *http.Request, resp *http.Response, body []byte, call *callState) error {
-	e := newAPIError(resp, c.redact.bytes(body), c.now())
-	e.Method, e.URL = req.Method, redactedURL(req)
-	e.Header = c.redact.header(resp.Header)
-	e.RequestID = requestID(e.Header)
+	e := c.responseError(req, resp, body, call)
+	e.Message, e.Code = parseErrorBody(e.Body)
 	e.Message, e.Code = c.redact.string(e.Message), c.redact.string(e.Code)
-	e.Attempts = call.attempts
 	if call.refusedWait > 0 {
 		// The server asked for a wait the caller does not accept: the call
 		// failed for the rate limit, whatever the status.
@@ -722,29 +737,20 @@ func (c *Client) apiError(req *http.Request, resp *http.Response, body []byte, c
 	return e
 }
 
-// decodeError is the error for a 2xx body the SDK could not read.
+// decodeError is the error of a 2xx body the SDK could not read.
 func (c *Client) decodeError(req *http.Request, resp *http.Response, body []byte, err error, call *callState) error {
 	// A decoding error may quote what it failed on.
 	err = c.cleanCause(err)
-	clean, header := c.redact.bytes(body), c.redact.header(resp.Header)
 	if createsSecret(req.Method, c.relativePath(req.URL)) {
 		// The answer of a created key that cannot be read may hold its
 		// secret anywhere: none of it, nor what a decoder quoted of it,
 		// goes into the error.
-		clean, err = nil, errSecretWithheld
+		body, err = nil, errSecretWithheld
 	}
-	return &APIError{
-		StatusCode: resp.StatusCode,
-		Method:     req.Method,
-		URL:        redactedURL(req),
-		Message:    decodeMessage(resp.StatusCode, err, clean),
-		RequestID:  requestID(header),
-		Body:       clean[:min(len(clean), maxErrorBody)],
-		Header:     header,
-		Attempts:   call.attempts,
-		Err:        err,
-		kind:       ErrUnexpectedResponse,
-	}
+	e := c.responseError(req, resp, body, call)
+	e.Message = decodeMessage(resp.StatusCode, err, e.Body, body == nil)
+	e.Err, e.kind = err, ErrUnexpectedResponse
+	return e
 }
 
 // errSecretWithheld stands for the decoding error of an answer that may
@@ -758,8 +764,8 @@ func createsSecret(method, path string) bool {
 	return route == "POST /api/workspaces/{id}/api-keys"
 }
 
-func decodeMessage(status int, err error, body []byte) string {
-	if body == nil {
+func decodeMessage(status int, err error, body []byte, withheld bool) string {
+	if withheld {
 		return fmt.Sprintf("decoding the %d response: %v (body withheld: it may hold a created secret)", status, err)
 	}
 	if errors.Is(err, errBodyTooLarge) {
@@ -778,59 +784,48 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 		}
 		return refused
 	}
+	ctxErr := req.Context().Err()
 	e := &APIError{Method: req.Method, URL: redactedURL(req), Attempts: call.attempts}
 	e.outcomeUnknown = !call.idem && call.written
+	e.kind = failureKind(err, ctxErr)
 	cause := c.cleanCause(err)
-	ctxErr := req.Context().Err()
 	var lim *limiterError
-	switch {
-	case errors.As(err, &lim) && ctxErr == nil:
-		// The limiter's own error, with the kind it names, if any.
-		e.Err, e.kind = causeError{lim.err}, kindOf(lim.err)
+	if errors.As(err, &lim) {
+		cause = lim.err
 		e.Message = "not sent: the rate limiter failed"
-	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
-		// The context's error, and no kind the cause might carry.
+	}
+	switch {
+	case e.kind != nil:
+		e.Err = causeError{cause}
+	case cause == ctxErr:
 		e.Err = ctxErr
-		if cause != ctxErr {
-			e.Err = fmt.Errorf("%w: %w", ctxErr, causeError{cause})
-		}
-	case isRedirectError(err):
-		e.kind, e.Err = ErrUnexpectedResponse, cause
 	default:
-		e.kind, e.Err = ErrConnection, causeError{cause}
+		// The context's error, and no kind the cause might carry.
+		e.Err = fmt.Errorf("%w: %w", ctxErr, causeError{cause})
 	}
 	return e
 }
 
-// kindOf returns the first Err kind in err's tree (depth first, in
-// order), or ErrConnection: a failure that names no kind left the call
-// without a usable response.
-func kindOf(err error) error {
-	if kind := firstKind(err); kind != nil {
-		return kind
+// failureKind is the one kind of an attempt or a call that ended with err
+// and no response to use, or nil when it is the caller's context's error
+// (ctxErr, when the context has ended). The call's error and the
+// observers' attempt events both take their kind from here.
+func failureKind(err, ctxErr error) error {
+	var (
+		refused *APIError
+		lim     *limiterError
+	)
+	switch {
+	case errors.As(err, &refused) && refused.StatusCode == 0:
+		return ErrRateLimited
+	case errors.As(err, &lim) && ctxErr == nil:
+		return kindOf(lim.err)
+	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
+		return nil
+	case isRedirectError(err):
+		return ErrUnexpectedResponse
 	}
 	return ErrConnection
-}
-
-func firstKind(err error) error {
-	switch err {
-	case nil:
-		return nil
-	case ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrValidation,
-		ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse:
-		return err
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		return firstKind(u.Unwrap())
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			if kind := firstKind(e); kind != nil {
-				return kind
-			}
-		}
-	}
-	return nil
 }
 
 func isRedirectError(err error) bool {
@@ -865,10 +860,7 @@ func (e causeError) Error() string { return e.err.Error() }
 // Is reports whether the cause matches target, unless target is a kind or
 // a context error.
 func (e causeError) Is(target error) bool {
-	switch target {
-	case context.DeadlineExceeded, context.Canceled, ErrOutcomeUnknown, ErrInvalidArgument,
-		ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrValidation, ErrRateLimited,
-		ErrServer, ErrConnection, ErrUnexpectedResponse:
+	if isKind(target) || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled {
 		return false
 	}
 	return errors.Is(e.err, target)

@@ -201,27 +201,41 @@ func kindOfStatus(status int) error {
 	return ErrUnexpectedResponse
 }
 
-// newAPIError builds the error for a non-2xx response whose body has been
-// read (possibly cut short at the response size cap).
-func newAPIError(resp *http.Response, body []byte, now time.Time) *APIError {
-	e := &APIError{
-		StatusCode: resp.StatusCode,
-		RequestID:  requestID(resp.Header),
-		Header:     resp.Header,
+// kindOf returns the first Err kind in err's tree (depth first, in
+// order), or ErrConnection: a failure that names no kind left the call
+// without a usable response.
+func kindOf(err error) error {
+	if kind := firstKind(err); kind != nil {
+		return kind
 	}
-	if resp.Request != nil {
-		e.Method = resp.Request.Method
-		e.URL = redactedURL(resp.Request)
+	return ErrConnection
+}
+
+func firstKind(err error) error {
+	if err == nil || isKind(err) {
+		return err
 	}
-	if d, ok := retryAfter(resp.Header, now); ok {
-		e.RetryAfter = d
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return firstKind(u.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if kind := firstKind(e); kind != nil {
+				return kind
+			}
+		}
 	}
-	if len(body) > maxErrorBody {
-		body = body[:maxErrorBody]
+	return nil
+}
+
+// isKind reports whether err is one of the Err kinds itself.
+func isKind(err error) bool {
+	switch err {
+	case ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrValidation,
+		ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse:
+		return true
 	}
-	e.Body = body
-	e.Message, e.Code = parseErrorBody(body)
-	return e
+	return false
 }
 
 func requestID(h http.Header) string {

@@ -88,13 +88,18 @@ func FuzzErrorBody(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
+	c, err := NewClient("http://127.0.0.1", "sk_fuzz_key")
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		message, _ := parseErrorBody(body)
 		if !jsonObject(body) && utf8.RuneCountInString(message) > maxSnippet {
 			t.Fatalf("snippet of %d runes", utf8.RuneCountInString(message))
 		}
-		resp := &http.Response{StatusCode: 500, Header: http.Header{}, Request: &http.Request{Method: "GET"}}
-		e := newAPIError(resp, body, time.Now())
+		req := &http.Request{Method: "GET", URL: c.BaseURL()}
+		resp := &http.Response{StatusCode: 500, Header: http.Header{}, Request: req}
+		e := c.apiError(req, resp, body, &callState{}).(*APIError)
 		if len(e.Body) > maxErrorBody {
 			t.Fatal("body not capped")
 		}

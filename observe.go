@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -258,7 +257,7 @@ func (o *observation) reportWaits(waits *waitRecords) {
 
 // endAttempt tells the observers how an attempt ended and whether another
 // follows.
-func (o *observation) endAttempt(resp *http.Response, err error, retry bool, wait time.Duration) {
+func (o *observation) endAttempt(resp *http.Response, err, ctxErr error, retry bool, wait time.Duration) {
 	if !o.attemptOpen {
 		return
 	}
@@ -272,7 +271,7 @@ func (o *observation) endAttempt(resp *http.Response, err error, retry bool, wai
 		// An attempt's error may quote what a hostile server sent.
 		e.Err = o.client.cleanCause(err)
 	}
-	e.ErrorType = attemptErrorType(resp, err)
+	e.ErrorType = attemptErrorType(resp, err, ctxErr)
 	e.Retry = retry
 	if retry {
 		e.RetryWait = wait
@@ -280,21 +279,17 @@ func (o *observation) endAttempt(resp *http.Response, err error, retry bool, wai
 	o.notify(o.attemptCtx, e)
 }
 
-// attemptErrorType names how an attempt failed, before the call's error
-// is built.
-func attemptErrorType(resp *http.Response, err error) string {
-	var lim *limiterError
+// attemptErrorType names how an attempt ended, with the kind the call
+// would have if it ended there.
+func attemptErrorType(resp *http.Response, err, ctxErr error) string {
 	switch {
-	case err != nil && errors.As(err, &lim):
-		return ErrorType(kindOf(lim.err))
-	case err != nil && isLocalRefusal(err):
-		return "rate_limited"
-	case err != nil && errors.Is(err, context.Canceled):
-		return "canceled"
 	case err != nil:
-		return "connection"
+		if kind := failureKind(err, ctxErr); kind != nil {
+			return ErrorType(kind)
+		}
+		return ErrorType(ctxErr)
 	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299):
-		return ErrorType(&APIError{StatusCode: resp.StatusCode})
+		return ErrorType(kindOfStatus(resp.StatusCode))
 	}
 	return ""
 }

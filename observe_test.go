@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/seoapi/seoapi-go"
 	"github.com/stretchr/testify/assert"
@@ -273,3 +274,27 @@ func BenchmarkObserverOverhead(b *testing.B) {
 type nopObserver struct{}
 
 func (nopObserver) Observe(ctx context.Context, _ seoapi.Event) context.Context { return ctx }
+
+func TestAttemptEventsNameTheCallsKind(t *testing.T) {
+	t.Parallel()
+	// The server answers only after the caller's deadline: the attempt
+	// ends with the context's error, as the call does.
+	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	log := &eventLog{}
+	c := newClient(t, rec.srv.URL, seoapi.WithObserver(log))
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, _, err := c.Workspaces.List(ctx, nil)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	var attemptEnd, callEnd seoapi.Event
+	for _, e := range log.all() {
+		switch e.Type {
+		case seoapi.EventAttemptEnd:
+			attemptEnd = e
+		case seoapi.EventCallEnd:
+			callEnd = e
+		}
+	}
+	assert.Equal(t, "deadline_exceeded", callEnd.ErrorType)
+	assert.Equal(t, callEnd.ErrorType, attemptEnd.ErrorType, "the attempt's kind is the call's")
+}

@@ -167,7 +167,7 @@ func (call *callState) checkRetry(ctx context.Context, resp *http.Response, err 
 	}
 	call.nextWait = wait
 	if call.obs != nil {
-		call.obs.endAttempt(resp, err, retry, wait)
+		call.obs.endAttempt(resp, err, ctx.Err(), retry, wait)
 	}
 	return retry, nil
 }
