@@ -238,13 +238,6 @@ func isKind(err error) bool {
 	return false
 }
 
-func requestID(h http.Header) string {
-	if id := h.Get("X-Request-Id"); id != "" {
-		return id
-	}
-	return h.Get("Request-Id")
-}
-
 // parseErrorBody reads a message and code from the error shapes APIs
 // commonly use, and falls back to a short snippet of any other body.
 func parseErrorBody(body []byte) (message, code string) {

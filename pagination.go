@@ -453,3 +453,37 @@ func (g *loopGuard) hash(kind byte, s string) uint64 {
 	h.WriteString(s)
 	return h.Sum64()
 }
+
+// failed is an iterator that yields err once, for arguments rejected
+// before the first page.
+func failed[T any](err error) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) { yield(nil, err) }
+}
+
+// getList sends one GET for a page of a list.
+func getList[T any](ctx context.Context, c *Client, path string, opts *ListOptions) ([]*T, *Response, error) {
+	req, err := newListRequest(ctx, c, path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fetchList[T](c, req)
+}
+
+// newListRequest builds the GET for path with the query of opts.
+func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptions) (*http.Request, error) {
+	u, err := withListOptions(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	return c.NewRequest(ctx, http.MethodGet, u, nil)
+}
+
+// fetchList sends a list request and decodes the page.
+func fetchList[T any](c *Client, req *http.Request) ([]*T, *Response, error) {
+	var list []*T
+	resp, err := c.Do(req, &list)
+	if err != nil {
+		return nil, resp, err
+	}
+	return list, resp, nil
+}

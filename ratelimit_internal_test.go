@@ -509,8 +509,8 @@ func TestIdleBurstDoesNotWait(t *testing.T) {
 // turn waits for a turn and reports the request answered at once, as the
 // transport does for a request whose response comes straight back.
 func turn(l attemptLimiter, ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
-	t, err := l.waitTurn(ctx, maxWait, rec)
-	l.sent(t)
+	t, err := l.acquire(ctx, maxWait, rec)
+	l.done(t)
 	return err
 }
 
@@ -535,16 +535,16 @@ func TestSecondCountsFromTheResponse(t *testing.T) {
 			t.Parallel()
 			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 			l := newWindowLimiter(1_000_000, 1, 0, clk.now)
-			ticket, err := l.waitTurn(context.Background(), time.Minute, nil)
+			ticket, err := l.acquire(context.Background(), time.Minute, nil)
 			require.NoError(t, err)
 			if tt.answerIn >= 0 {
 				clk.advance(tt.answerIn)
-				l.sent(ticket)
+				l.done(ticket)
 				clk.advance(-tt.answerIn)
 			}
 			// A max wait of a nanosecond turns the wait into a refusal
 			// that says how long it would have been.
-			_, err = l.waitTurn(context.Background(), time.Nanosecond, nil)
+			_, err = l.acquire(context.Background(), time.Nanosecond, nil)
 			var apiErr *APIError
 			require.ErrorAs(t, err, &apiErr)
 			assert.Equal(t, tt.want, apiErr.RetryAfter)

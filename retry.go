@@ -297,20 +297,6 @@ func (p *retryPolicy) backoff(attempt int) time.Duration {
 	return max(d, p.waitMin)
 }
 
-// retryAfter reads how long the server asked the client to wait:
-// Retry-After in seconds or as an HTTP date, else the reset of an exhausted
-// rate limit. A number of seconds too large for a time.Duration is a wait
-// no caller accepts, not one to ignore.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if d, ok := parseRetryAfter(h.Get("Retry-After"), now); ok {
-		return d, true
-	}
-	if r := parseRate(h, now); r.exhausted(now) {
-		return r.Reset.Sub(now), true
-	}
-	return 0, false
-}
-
 func (call *callState) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
 	return call.nextWait
 }

@@ -1,0 +1,133 @@
+package seoapi
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"net/http"
+)
+
+// errBodyTooLarge is the error of a 2xx body larger than the response cap.
+var errBodyTooLarge = errors.New("response body over the size cap")
+
+// bufferedBody is a response body read whole inside its attempt. Do takes
+// the bytes from it without a copy.
+type bufferedBody struct {
+	bytes.Reader
+	data []byte
+	// tooLarge is set for a body that passed the size cap; data holds
+	// its start.
+	tooLarge bool
+}
+
+// Close empties the reader, so that the body Do has read (a created
+// secret, say) cannot be read again from the Response.
+func (b *bufferedBody) Close() error {
+	b.Reset(nil)
+	return nil
+}
+
+// bufferBody replaces resp.Body with the body read whole. A 2xx body must
+// arrive complete and within the cap; of any other body the SDK keeps at
+// most what an APIError shows, and what was read when the body is cut.
+func (t *limitedTransport) bufferBody(resp *http.Response) error {
+	defer resp.Body.Close()
+	limit := t.maxBytes
+	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
+	if !success {
+		limit = min(limit, maxErrorBody)
+	}
+	length := resp.ContentLength
+	if resp.Body == http.NoBody {
+		// A HEAD answer (or a 204, a 304) declares a length it does not send.
+		length = 0
+	}
+	data, err := readCapped(resp.Body, length, limit)
+	body := &bufferedBody{data: data}
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		// A status the SDK reports keeps what was read: an error body
+		// needs no more than its start.
+		body.tooLarge = success
+	case err != nil && success:
+		return err
+	}
+	body.Reset(data)
+	resp.Body = body
+	return nil
+}
+
+// readCapped reads r to its end, failing with errBodyTooLarge once more
+// than limit bytes arrive; it then returns at most maxErrorBody bytes of
+// what it read. A body of known length is read into one buffer of that
+// size. Memory stays under 1.25 times the limit whatever a server sends.
+func readCapped(r io.Reader, length, limit int64) ([]byte, error) {
+	switch {
+	case length > limit:
+		data, _ := readUnknown(io.LimitReader(r, min(limit, maxErrorBody)), limit)
+		return data, errBodyTooLarge
+	case length >= 0:
+		buf := make([]byte, length)
+		n, err := io.ReadFull(r, buf)
+		if err != nil {
+			return buf[:n], err
+		}
+		var probe [1]byte
+		if n, err := r.Read(probe[:]); n > 0 {
+			return buf, errors.New("body longer than its Content-Length")
+		} else if err != nil && err != io.EOF {
+			return buf, err
+		}
+		return buf, nil
+	}
+	return readUnknown(r, limit)
+}
+
+// readUnknown reads a body of unknown length: into one buffer that doubles
+// while the body is small next to the limit, then in chunks of up to 1 MiB
+// joined at the end, so that a buffer never doubles past the limit.
+func readUnknown(r io.Reader, limit int64) ([]byte, error) {
+	small := int(max(limit/8, 4<<10))
+	buf := make([]byte, 0, min(limit+1, 1<<10))
+	var chunks [][]byte
+	total := int64(0)
+	for {
+		if len(buf) == cap(buf) {
+			if total+int64(len(buf)) > limit {
+				break
+			}
+			if next := min(2*cap(buf), int(limit+1)); chunks == nil && next <= small {
+				buf = append(make([]byte, 0, next), buf...)
+			} else {
+				chunks = append(chunks, buf)
+				total += int64(len(buf))
+				buf = make([]byte, 0, min(int64(max(cap(buf), 1<<20)), limit+1-total))
+			}
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return joinChunks(append(chunks, buf), limit), nil
+		}
+		if err != nil {
+			return joinChunks(append(chunks, buf), limit), err
+		}
+	}
+	return joinChunks(append(chunks, buf), min(limit, maxErrorBody)), errBodyTooLarge
+}
+
+// joinChunks returns at most the first n bytes of chunks as one slice.
+func joinChunks(chunks [][]byte, n int64) []byte {
+	if len(chunks) == 1 {
+		return chunks[0][:min(int64(len(chunks[0])), n)]
+	}
+	total := int64(0)
+	for _, c := range chunks {
+		total += int64(len(c))
+	}
+	out := make([]byte, 0, min(total, n))
+	for _, c := range chunks {
+		out = append(out, c[:min(int64(len(c)), n-int64(len(out)))]...)
+	}
+	return out
+}

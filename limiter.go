@@ -1,0 +1,272 @@
+package seoapi
+
+import (
+	"context"
+	"time"
+)
+
+// The published limits of the API (SPEC.md part 8).
+const (
+	DefaultRequestsPerHour   = 10000
+	DefaultRequestsPerSecond = 50
+)
+
+// minReportedWait is the shortest Wait of a Limiter given with WithLimiter
+// that is reported as a wait (WaitLimiter). Such a Wait may do I/O (a
+// fleet limiter asks Redis), which takes time without holding anything
+// back; a real wait for a slot lasts milliseconds at least.
+const minReportedWait = time.Millisecond
+
+// Limiter paces requests. Wait blocks until one request may be sent, and
+// fails when ctx ends first or the wait is refused. Every attempt of every
+// call, retries included, waits on it. Share one Limiter between the
+// clients that use the same API key with WithLimiter.
+//
+// A Limiter written outside this package refuses a wait that is too long
+// with RefuseWait, or lets CheckWait decide, which applies the max wait of
+// the calling client (WithMaxWait): the client puts it into the context it
+// passes to Wait.
+type Limiter interface {
+	Wait(ctx context.Context) error
+}
+
+// RateFeedback is what one response said about the rate limit, told to a
+// FeedbackLimiter after every attempt that got a response.
+type RateFeedback struct {
+	// Hold asks that nothing be sent for this long: the server said no
+	// requests remain until a reset, or answered 429 with Retry-After. It is
+	// never longer than the longest published window (an hour and the
+	// guard); a reset further ahead is clamped to that.
+	Hold time.Duration
+	// Lift is set when the server said requests remain: an earlier hold has
+	// ended early and no longer applies.
+	Lift bool
+}
+
+// FeedbackLimiter is a Limiter that is also told what the server said
+// about the rate limit, so that it can hold back every request that shares
+// it (in this process, or across a fleet) until the server's reset. The
+// client calls Feedback after an attempt whose response carried rate-limit
+// headers or a Retry-After on a 429. A Limiter given to WithLimiter that
+// does not implement it is wrapped so that the server's word is still
+// obeyed inside the process; a FeedbackLimiter is trusted to obey it
+// itself, and the client holds nothing back on its behalf.
+//
+// The limiter NewLimiter returns is a FeedbackLimiter: the server's word
+// seen by one client holds back every client sharing it.
+type FeedbackLimiter interface {
+	Limiter
+	Feedback(ctx context.Context, f RateFeedback)
+}
+
+type rateLimitConfig struct {
+	limiter   Limiter // a caller's own, from WithLimiter
+	perHour   int
+	perSecond int
+	off       bool
+}
+
+func defaultRateLimitConfig() rateLimitConfig {
+	return rateLimitConfig{perHour: DefaultRequestsPerHour, perSecond: DefaultRequestsPerSecond}
+}
+
+// WithRateLimit sets the built-in limiter's limits: at most perHour
+// requests in any rolling hour and perSecond in any rolling second. The
+// default is the published 10 000 an hour and 50 a second.
+func WithRateLimit(perHour, perSecond int) Option {
+	return func(cfg *clientConfig) {
+		if perHour <= 0 || perSecond <= 0 {
+			cfg.reject("WithRateLimit(%d, %d): limits must be positive", perHour, perSecond)
+			return
+		}
+		cfg.rateLimit = rateLimitConfig{perHour: perHour, perSecond: perSecond}
+	}
+}
+
+// WithLimiter replaces the built-in limiter with l, for example one
+// limiter shared by every client of the same key (see NewLimiter) or a
+// fleet's. The server's word (a rate-limit Remaining of 0, Retry-After on
+// a 429) is told to l when it is a FeedbackLimiter, and otherwise obeyed
+// by the client itself.
+func WithLimiter(l Limiter) Option {
+	return func(cfg *clientConfig) {
+		if l == nil {
+			cfg.reject("WithLimiter: nil Limiter")
+			return
+		}
+		cfg.rateLimit = rateLimitConfig{limiter: l}
+	}
+}
+
+// WithoutRateLimit turns the client-side limiter off. The server's own
+// word (a rate-limit Remaining of 0, Retry-After on a 429) is still obeyed.
+func WithoutRateLimit() Option {
+	return func(cfg *clientConfig) { cfg.rateLimit = rateLimitConfig{off: true} }
+}
+
+// NewLimiter returns the built-in limiter: at most perHour requests in any
+// rolling hour and perSecond in any rolling second, each window kept a
+// little longer than published (see the README). It is a FeedbackLimiter,
+// safe for concurrent use; pass it to several clients with WithLimiter to
+// share one budget, and the server's word seen by one of them.
+//
+// A wait longer than the max wait, or one that would end after the
+// context's deadline, fails at once with an *APIError matching
+// ErrRateLimited whose RetryAfter is the wait it refused. The max wait is
+// the calling client's WithMaxWait (DefaultMaxWait when Wait is called
+// outside a Client); a positive maxWait bounds it further for every client
+// sharing the limiter, and 0 leaves it to each client.
+func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) {
+	if perHour <= 0 || perSecond <= 0 {
+		return nil, invalidArgument("NewLimiter(%d, %d): limits must be positive", perHour, perSecond)
+	}
+	if maxWait < 0 {
+		return nil, invalidArgument("NewLimiter: negative maxWait")
+	}
+	return newWindowLimiter(perHour, perSecond, maxWait, time.Now), nil
+}
+
+// waitRecord is one wait a request made: which limit held it back, when
+// the wait began and how long it lasted (also when ctx cut it short).
+type waitRecord struct {
+	level WaitLevel
+	start time.Time
+	d     time.Duration
+	err   error // the context's error when it cut the wait short
+}
+
+// waitRecords are the waits one request made, at most one per level: the
+// server's hold, then the limiter's (one of the built-in levels, or a
+// Limiter's from WithLimiter).
+type waitRecords struct {
+	n int
+	w [3]waitRecord
+}
+
+func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, err error) {
+	if r == nil || r.n == len(r.w) {
+		return
+	}
+	r.w[r.n] = waitRecord{level: level, start: start, d: d, err: err}
+	r.n++
+}
+
+// all returns the waits in the order they happened.
+func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
+
+// attemptLimiter is what limitedTransport uses for every attempt.
+type attemptLimiter interface {
+	// acquire blocks until one request may go, recording each wait
+	// (level, start, duration) in rec when rec is not nil. maxWait is the
+	// calling client's WithMaxWait. The request holds the ticket's slot
+	// until done is called with it.
+	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
+	// feedback tells the limiter what a response said (see rateFeedback).
+	feedback(ctx context.Context, f RateFeedback)
+	// done tells the limiter that the request acquire released with t got
+	// its response, or failed. A response means the server counted it by
+	// now; a failure after the request left may still arrive later, which
+	// maxTransit does not cover (failed attempts are few).
+	done(t slotTicket)
+}
+
+// newAttemptLimiter builds the attemptLimiter of a client from its
+// rate-limit config: the built-in limiter, which keeps the server's word
+// itself, also when it is shared (NewLimiter and WithLimiter); a
+// FeedbackLimiter, told the server's word; a user's Limiter, or none, with
+// the server's word kept by the client. maxWait is the client's
+// WithMaxWait, the own bound of the client's built-in limiter.
+func newAttemptLimiter(cfg rateLimitConfig, maxWait time.Duration, now func() time.Time) attemptLimiter {
+	if cfg.off {
+		return newHeldLimiter(nil, now)
+	}
+	switch l := cfg.limiter.(type) {
+	case nil:
+		return newWindowLimiter(cfg.perHour, cfg.perSecond, maxWait, now)
+	case *windowLimiter:
+		return l
+	case FeedbackLimiter:
+		return forwardingLimiter{inner: l, now: now}
+	default:
+		return newHeldLimiter(l, now)
+	}
+}
+
+// levelReason is how an error names the limit that asked for a wait.
+func levelReason(level WaitLevel) string {
+	switch level {
+	case WaitPerSecond:
+		return "per-second limit"
+	case WaitPerHour:
+		return "hourly limit"
+	case WaitServer:
+		return "server rate limit"
+	}
+	return "limiter"
+}
+
+// heldLimiter keeps the server's word inside the process around a Limiter
+// that is not told it (a user's, from WithLimiter), or around none
+// (WithoutRateLimit).
+type heldLimiter struct {
+	inner Limiter // nil: no client-side limit
+	hold  serverHold
+	now   func() time.Time
+}
+
+func newHeldLimiter(inner Limiter, now func() time.Time) *heldLimiter {
+	l := &heldLimiter{inner: inner, now: now}
+	l.hold.init(now())
+	return l
+}
+
+func (l *heldLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now); err != nil {
+		return slotTicket{}, err
+	}
+	if l.inner == nil {
+		return slotTicket{}, ctx.Err()
+	}
+	return slotTicket{}, waitExternal(ctx, l.inner, maxWait, rec, l.now)
+}
+
+func (l *heldLimiter) feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
+
+// done is a no-op: a Limiter from outside paces by its own clock.
+func (l *heldLimiter) done(slotTicket) {}
+
+// forwardingLimiter tells a FeedbackLimiter (a fleet's) what the server
+// said and holds nothing back itself: the limiter holds back every
+// process that shares it.
+type forwardingLimiter struct {
+	inner FeedbackLimiter
+	now   func() time.Time
+}
+
+// done is a no-op: a fleet limiter paces by its own clock.
+func (l forwardingLimiter) done(slotTicket) {}
+
+func (l forwardingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	return slotTicket{}, waitExternal(ctx, l.inner, maxWait, rec, l.now)
+}
+
+func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inner.Feedback(ctx, f) }
+
+// waitExternal waits for a Limiter from outside the core, which learns
+// the client's max wait from the context (CheckWait reads it), and
+// records the wait when it held the request back.
+func waitExternal(ctx context.Context, l Limiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) error {
+	start := now()
+	err := l.Wait(contextWithMaxWait(ctx, maxWait))
+	// A wait the context cut short is reported whatever its length; a
+	// refusal, which waited for nothing, is not.
+	cut := err != nil && ctx.Err() != nil
+	if d := now().Sub(start); d >= minReportedWait || cut {
+		var cause error
+		if cut {
+			cause = ctx.Err()
+		}
+		rec.add(WaitLimiter, start, d, cause)
+	}
+	return err
+}

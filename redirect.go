@@ -1,0 +1,53 @@
+package seoapi
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+)
+
+// maxRedirects is how many redirects one attempt follows, as net/http.
+const maxRedirects = 10
+
+// redirectError is a redirect the caller's own CheckRedirect refused, or
+// one too many.
+type redirectError struct{ err error }
+
+func (e *redirectError) Error() string { return "redirect not followed: " + e.err.Error() }
+
+func (e *redirectError) Unwrap() error { return e.err }
+
+// checkRedirect follows a redirect only when it keeps the method, the
+// method is GET, HEAD or DELETE, and the target is under the base URL
+// (same scheme, host, port and path prefix), so the key never goes to
+// another origin and a write is never turned into a GET. Any other
+// redirect is handed back as the response, which becomes an *APIError
+// with the 3xx status and its Location. The caller's own check runs
+// after ours.
+func (c *Client) checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		first := via[0]
+		switch {
+		case req.Method != first.Method || !redirectableMethod(first.Method) || !c.underBase(req.URL):
+			return http.ErrUseLastResponse
+		case len(via) >= maxRedirects:
+			return &redirectError{fmt.Errorf("stopped after %d redirects", maxRedirects)}
+		case user != nil:
+			if err := user(req, via); err != nil && err != http.ErrUseLastResponse {
+				return &redirectError{err}
+			} else if err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func redirectableMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodDelete
+}
+
+func isRedirectError(err error) bool {
+	var r *redirectError
+	return errors.As(err, &r)
+}

@@ -1,0 +1,90 @@
+package seoapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+)
+
+// Response is the server's response to a call, with what the SDK read from
+// its headers. Its body has been read and closed.
+type Response struct {
+	*http.Response
+
+	Rate      Rate   // from rate-limit headers; zero when the server sends none
+	RequestID string // from X-Request-Id or Request-Id
+	Attempts  int    // how many attempts the call made
+
+	// Where the next page is, when the server said so (see ListOptions).
+	NextPage   int
+	NextCursor string
+	NextURL    string
+}
+
+// Format prints the response's status and what the SDK read from it, but
+// none of its request (whose headers hold the key), for every fmt verb.
+func (r Response) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "seoapi.Response{Status: %q, RequestID: %q, Attempts: %d, Rate: %+v, NextPage: %d, NextCursor: %q, NextURL: %q}",
+		r.status(), r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL)
+}
+
+func (r Response) status() string {
+	if r.Response == nil {
+		return ""
+	}
+	return r.Status
+}
+
+// MarshalJSON encodes what Format prints; never the request.
+func (r Response) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		StatusCode int    `json:"statusCode"`
+		RequestID  string `json:"requestId,omitempty"`
+		Attempts   int    `json:"attempts"`
+		Rate       Rate   `json:"rate"`
+		NextPage   int    `json:"nextPage,omitempty"`
+		NextCursor string `json:"nextCursor,omitempty"`
+		NextURL    string `json:"nextUrl,omitempty"`
+	}{r.statusCode(), r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL})
+}
+
+func (r Response) statusCode() int {
+	if r.Response == nil {
+		return 0
+	}
+	return r.StatusCode
+}
+
+// LogValue gives slog what MarshalJSON gives encoding/json.
+func (r Response) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("statusCode", r.statusCode()), slog.String("requestId", r.RequestID),
+		slog.Int("attempts", r.Attempts))
+}
+
+// bodyOf returns the body the transport read, and whether it passed the
+// size cap (then only its start was kept).
+func bodyOf(resp *http.Response) ([]byte, bool) {
+	if b, ok := resp.Body.(*bufferedBody); ok {
+		return b.data, b.tooLarge
+	}
+	// Only a response that did not pass through the SDK's transport (a
+	// caller's RoundTripper that replaced the body) lands here.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return data, err != nil
+}
+
+// newResponse reads what the SDK shows of a response's headers, with any
+// form of the key a server echoed in them removed.
+func (c *Client) newResponse(httpResp *http.Response, attempts int) *Response {
+	header := c.redact.header(httpResp.Header)
+	resp := &Response{
+		Response:  httpResp,
+		Rate:      parseRate(header, c.now()),
+		RequestID: requestID(header),
+		Attempts:  attempts,
+	}
+	resp.readLink(header)
+	return resp
+}

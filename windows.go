@@ -1,0 +1,360 @@
+package seoapi
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+)
+
+// secondGuard lengthens the built-in limiter's rolling second. A server
+// counts a request when it arrives, somewhere between its release and its
+// response; the built-in limiter therefore counts each request of a Client
+// in the second that follows its response, or, for a response slower than
+// maxTransit, the second that follows release + maxTransit (see
+// secondWindow). That holds on the server's clock whatever the transit
+// and whatever the load on the machine, and the guard only absorbs timer
+// and clock granularity: 5 ms, 0.5% of the rate. A request released by
+// Wait alone, whose response the limiter never hears of, counts from its
+// release with releaseGuard.
+const secondGuard = 5 * time.Millisecond
+
+// maxTransit is how late after its release a request is assumed to reach
+// the server at the latest, when its response has not come back yet. It
+// bounds what a slow endpoint costs when the limit binds: at worst
+// 1/(1 s + maxTransit + guard) of the limit, one half. 250 ms still let
+// 429s through on a 2-core machine under heavy load, where responses from
+// a local server took longer than that; 1 s gave none.
+const maxTransit = time.Second
+
+// releaseGuard lengthens the rolling second for requests counted from
+// their release (Wait called directly): arrivals perSecond requests apart
+// must not come closer than their releases by more than this.
+const releaseGuard = 15 * time.Millisecond
+
+// hourGuard lengthens the built-in limiter's rolling hour, for the same
+// reason: a request counted against the hour just before our window opens
+// arrives a little after we sent it.
+const hourGuard = 2 * time.Second
+
+// windowLimiter is the built-in limiter: two exact rolling windows, kept
+// as the release times of the last perSecond and the last perHour
+// requests, and the server's word. A request may go when the oldest
+// release of each full window has left it; both windows are checked and
+// the slot reserved in one step under one lock. A token bucket would
+// either make every request wait behind the one before (burst 1: 20 ms
+// apart at 50/s even from idle) or, for the hour, let a full burst
+// through and refill behind it: about twice the limit in the first hour.
+type windowLimiter struct {
+	maxWait time.Duration // NewLimiter's own bound; 0: the client's
+	now     func() time.Time
+	hold    serverHold
+
+	mu     sync.Mutex
+	origin time.Time // monotonic origin of the release times
+	second secondWindow
+	hour   window
+	last   time.Duration // the latest release reserved
+	seq    uint64        // reservations made, to give back only the newest
+}
+
+func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() time.Time) *windowLimiter {
+	start := now()
+	l := &windowLimiter{
+		maxWait: maxWait,
+		now:     now,
+		origin:  start,
+		second:  newSecondWindow(perSecond),
+		hour:    window{span: time.Hour + hourGuard, size: perHour},
+		last:    math.MinInt64,
+	}
+	l.hold.init(start)
+	return l
+}
+
+// Wait blocks until the server's word and both windows allow one more
+// request, within the max wait (see NewLimiter).
+func (l *windowLimiter) Wait(ctx context.Context) error {
+	client, ok := maxWaitFrom(ctx)
+	if !ok {
+		client = DefaultMaxWait
+	}
+	t, err := l.acquire(ctx, client, nil)
+	// The limiter never hears of this request's response: count it from
+	// its release, with the wider guard.
+	l.mu.Lock()
+	l.second.complete(t, l.now().Sub(l.origin)+time.Second+releaseGuard)
+	l.mu.Unlock()
+	return err
+}
+
+// Feedback holds every request sharing the limiter back for f.Hold, or
+// lifts the hold (see RateFeedback).
+func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
+
+func (l *windowLimiter) feedback(ctx context.Context, f RateFeedback) { l.Feedback(ctx, f) }
+
+// done tells the limiter the request t names got its response: the
+// server counted it by now, so it counts for one second more (and the
+// guard), if that is sooner than its release allowed for.
+func (l *windowLimiter) done(t slotTicket) {
+	if !t.valid {
+		return
+	}
+	l.mu.Lock()
+	l.second.complete(t, l.now().Sub(l.origin)+time.Second+secondGuard)
+	l.mu.Unlock()
+}
+
+func (l *windowLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
+	if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
+		return slotTicket{}, err
+	}
+	return l.waitWindows(ctx, limit, rec)
+}
+
+// waitWindows reserves the earliest release both windows allow, then
+// sleeps until it; the request counts in the second until a second after
+// done (see secondWindow). A wait cut short by ctx gives the slot back.
+func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) (slotTicket, error) {
+	l.mu.Lock()
+	// The clock is read under the lock, so that releases come in order
+	// and a request that found the limit free does not wait behind one
+	// that read the clock a moment later.
+	start := l.now()
+	at := start.Sub(l.origin)
+	secFree, hourFree := l.second.earliest(), l.hour.free()
+	release := max(at, secFree, hourFree, l.last)
+	delay := release - at
+	level := WaitPerSecond
+	if hourFree > secFree {
+		level = WaitPerHour
+	}
+	if err := limit.check(ctx, delay, start, levelReason(level)); err != nil {
+		l.mu.Unlock()
+		return slotTicket{}, err
+	}
+	r := l.reserve(release)
+	l.mu.Unlock()
+	if delay <= 0 {
+		return r.second, nil
+	}
+	err := sleep(ctx, delay)
+	rec.add(level, start, l.now().Sub(start), err)
+	if err != nil {
+		l.giveBack(r)
+		return slotTicket{}, err
+	}
+	return r.second, nil
+}
+
+// reservation is what giveBack needs to undo one reserve.
+type reservation struct {
+	seq    uint64
+	second slotTicket
+	prev   secondSlot // the second's slot before the reservation took it
+	hour   slot
+	last   time.Duration
+}
+
+// reserve records a release at at in both windows. Callers hold l.mu.
+func (l *windowLimiter) reserve(at time.Duration) reservation {
+	r := reservation{last: l.last, hour: l.hour.push(at)}
+	r.second, r.prev = l.second.take(at + maxTransit + time.Second + secondGuard)
+	l.last = at
+	l.seq++
+	r.seq = l.seq
+	return r
+}
+
+// giveBack undoes r: the slot of the second always, since nothing was
+// sent; the hour and the order of releases only when r is still the
+// newest reservation. An older one stays: later releases were computed
+// from it, and keeping a slot that is not used only ever sends less.
+func (l *windowLimiter) giveBack(r reservation) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.second.restore(r.second, r.prev)
+	if l.seq != r.seq {
+		return
+	}
+	l.hour.undo(r.hour)
+	l.last = r.last
+	l.seq--
+}
+
+// secondWindow is the rolling second of the built-in limiter as up to
+// perSecond slots, each holding when it frees. A request takes the slot
+// that frees first and goes no earlier. Its slot frees a second (and
+// secondGuard) after its response, which is when the server last counted
+// it, or after release + maxTransit, when the response is slower: so at
+// most perSecond requests ever count in any second on the server's clock,
+// however late each arrived. The slots are kept in a min-heap by when
+// they free, so a limit of a million a second costs what fifty do.
+type secondWindow struct {
+	size  int
+	slots []secondSlot // grown to size as needed; a ticket's idx is stable
+	heap  []int        // slot indexes, the slot that frees first on top
+	gen   uint64
+}
+
+// secondSlot is one slot of the second.
+type secondSlot struct {
+	frees time.Duration // since the limiter's origin
+	gen   uint64        // the ticket that holds it
+	pos   int           // its place in the heap
+}
+
+// slotTicket names the slot a request holds, and which holding.
+type slotTicket struct {
+	idx   int
+	gen   uint64
+	valid bool
+}
+
+func newSecondWindow(perSecond int) secondWindow {
+	return secondWindow{size: perSecond}
+}
+
+// earliest returns when the slot that frees first frees: at once while
+// fewer than size slots exist.
+func (w *secondWindow) earliest() time.Duration {
+	if len(w.slots) < w.size {
+		return math.MinInt64
+	}
+	return w.slots[w.heap[0]].frees
+}
+
+// take holds the slot that frees first until frees, and returns its
+// ticket and what the slot held before.
+func (w *secondWindow) take(frees time.Duration) (slotTicket, secondSlot) {
+	var idx int
+	if len(w.slots) < w.size {
+		idx = len(w.slots)
+		w.slots = append(w.slots, secondSlot{frees: math.MinInt64, pos: len(w.heap)})
+		w.heap = append(w.heap, idx)
+	} else {
+		idx = w.heap[0]
+	}
+	prev := w.slots[idx]
+	w.gen++
+	w.set(idx, frees, w.gen)
+	return slotTicket{idx: idx, gen: w.gen, valid: true}, prev
+}
+
+// complete moves t's slot to free at frees, if that is sooner.
+func (w *secondWindow) complete(t slotTicket, frees time.Duration) {
+	if t.valid && w.slots[t.idx].gen == t.gen && frees < w.slots[t.idx].frees {
+		w.set(t.idx, frees, t.gen)
+	}
+}
+
+// restore gives t's slot back as it was, when t still holds it.
+func (w *secondWindow) restore(t slotTicket, prev secondSlot) {
+	if t.valid && w.slots[t.idx].gen == t.gen {
+		w.set(t.idx, prev.frees, prev.gen)
+	}
+}
+
+// set changes a slot and restores the heap order around it.
+func (w *secondWindow) set(idx int, frees time.Duration, gen uint64) {
+	s := &w.slots[idx]
+	s.frees, s.gen = frees, gen
+	w.up(s.pos)
+	w.down(s.pos)
+}
+
+func (w *secondWindow) less(i, j int) bool {
+	return w.slots[w.heap[i]].frees < w.slots[w.heap[j]].frees
+}
+
+func (w *secondWindow) swap(i, j int) {
+	w.heap[i], w.heap[j] = w.heap[j], w.heap[i]
+	w.slots[w.heap[i]].pos = i
+	w.slots[w.heap[j]].pos = j
+}
+
+func (w *secondWindow) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !w.less(i, parent) {
+			return
+		}
+		w.swap(i, parent)
+		i = parent
+	}
+}
+
+func (w *secondWindow) down(i int) {
+	for {
+		least, left, right := i, 2*i+1, 2*i+2
+		if left < len(w.heap) && w.less(left, least) {
+			least = left
+		}
+		if right < len(w.heap) && w.less(right, least) {
+			least = right
+		}
+		if least == i {
+			return
+		}
+		w.swap(i, least)
+		i = least
+	}
+}
+
+// held returns how many slots are not yet free at now.
+func (w *secondWindow) held(now time.Duration) int {
+	n := 0
+	for _, s := range w.slots {
+		if s.frees > now {
+			n++
+		}
+	}
+	return n
+}
+
+// window is one rolling window: the release times (since the limiter's
+// origin) of the last size requests, a ring once full, oldest at next.
+type window struct {
+	span time.Duration // the window and its guard
+	size int
+	ring []time.Duration
+	next int
+}
+
+// free returns the earliest release the window allows: once the oldest
+// of the last size releases has left it.
+func (w *window) free() time.Duration {
+	if len(w.ring) < w.size {
+		return math.MinInt64
+	}
+	return w.ring[w.next] + w.span
+}
+
+// slot is where push put a release, and what it replaced.
+type slot struct {
+	idx      int
+	prev     time.Duration
+	appended bool
+}
+
+func (w *window) push(at time.Duration) slot {
+	if len(w.ring) < w.size {
+		w.ring = append(w.ring, at)
+		return slot{idx: len(w.ring) - 1, appended: true}
+	}
+	s := slot{idx: w.next, prev: w.ring[w.next]}
+	w.ring[w.next] = at
+	w.next = (w.next + 1) % w.size
+	return s
+}
+
+func (w *window) undo(s slot) {
+	if s.appended {
+		w.ring = w.ring[:s.idx]
+		return
+	}
+	w.ring[s.idx] = s.prev
+	w.next = s.idx
+}
