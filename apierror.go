@@ -8,38 +8,37 @@ import (
 	"net/url"
 )
 
-// responseError is the *APIError of a response to req that the call
-// fails on, with body (what the SDK kept of it) and the headers cleaned of
-// any form of the key the server echoed. It names the URL the caller asked
-// for, not a redirect's, which the server chose.
-func (c *Client) responseError(req *http.Request, resp *http.Response, body []byte, call *callState) *APIError {
-	clean, header := c.redact.bytes(body), c.redact.header(resp.Header)
+// responseError is the *APIError of a response the call fails on, with
+// body (what the SDK kept of it) cleaned of any form of the key the server
+// echoed. It names the URL the caller asked for, not a redirect's, which
+// the server chose.
+func (c *Client) responseError(call *callState, req *http.Request, resp *http.Response, a *answer, body []byte) *APIError {
+	clean := c.redact.bytes(body)
 	e := &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     req.Method,
 		URL:        redactedURL(req),
-		RequestID:  requestID(header),
+		RequestID:  a.requestID,
 		Body:       clean[:min(len(clean), maxErrorBody)],
-		Header:     header,
+		Header:     resp.Header,
 		Attempts:   call.attempts,
 	}
-	if d, ok := retryAfter(header, c.now()); ok {
+	if d, ok := a.wait(c.now()); ok {
 		e.RetryAfter = d
 	}
 	return e
 }
 
-// apiError is the error of a non-2xx response to req.
-func (c *Client) apiError(req *http.Request, resp *http.Response, body []byte, call *callState) error {
-	e := c.responseError(req, resp, body, call)
+// statusError is the error of a response whose status is not 2xx.
+func (c *Client) statusError(call *callState, req *http.Request, o *outcome) error {
+	e := c.responseError(call, req, o.resp, o.answer, o.answer.data)
 	e.Message, e.Code = parseErrorBody(e.Body)
 	e.Message, e.Code = c.redact.string(e.Message), c.redact.string(e.Code)
-	if call.refusedWait > 0 {
-		// The server asked for a wait the caller does not accept: the call
-		// failed for the rate limit, whatever the status.
-		e.RetryAfter, e.kind = call.refusedWait, ErrRateLimited
+	if o.refusedWait > 0 {
+		// The server asked for a wait the caller does not accept.
+		e.RetryAfter = o.refusedWait
 	}
-	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+	if o.resp.StatusCode >= 300 && o.resp.StatusCode <= 399 {
 		e.Message = "redirect not followed"
 		if loc := e.Header.Get("Location"); loc != "" {
 			e.Message += " (Location: " + loc + ")"
@@ -49,31 +48,41 @@ func (c *Client) apiError(req *http.Request, resp *http.Response, body []byte, c
 }
 
 // decodeError is the error of a 2xx body the SDK could not read.
-func (c *Client) decodeError(req *http.Request, resp *http.Response, body []byte, err error, call *callState) error {
+func (c *Client) decodeError(call *callState, req *http.Request, o *outcome, err error) error {
 	// A decoding error may quote what it failed on.
 	err = c.cleanCause(err)
-	if createsSecret(req.Method, c.relativePath(req.URL)) {
+	body := o.answer.data
+	if call.ep.secret {
 		// The answer of a created key that cannot be read may hold its
 		// secret anywhere: none of it, nor what a decoder quoted of it,
 		// goes into the error.
 		body, err = nil, errSecretWithheld
 	}
-	e := c.responseError(req, resp, body, call)
-	e.Message = decodeMessage(resp.StatusCode, err, e.Body, body == nil)
+	e := c.responseError(call, req, o.resp, o.answer, body)
+	e.Message = decodeMessage(o.resp.StatusCode, err, e.Body, body == nil)
 	e.Err, e.kind = err, ErrUnexpectedResponse
 	return e
+}
+
+// emptyAnswerError is the error of a 2xx answer to ep that holds no
+// resource, such as a 204: the request took effect (it is not
+// ErrOutcomeUnknown), but its result cannot be read.
+func (c *Client) emptyAnswerError(req *http.Request, ep *endpoint, resp *Response) error {
+	return &APIError{
+		StatusCode: resp.StatusCode,
+		Method:     req.Method,
+		URL:        redactedURL(req),
+		RequestID:  resp.RequestID,
+		Header:     resp.Header,
+		Attempts:   resp.Attempts,
+		Message:    fmt.Sprintf("%s: the server answered %d without the resource; the request took effect", ep.operation, resp.StatusCode),
+		kind:       ErrUnexpectedResponse,
+	}
 }
 
 // errSecretWithheld stands for the decoding error of an answer that may
 // hold a created secret.
 var errSecretWithheld = errors.New("the answer could not be read")
-
-// createsSecret reports a request whose answer carries a new secret (a
-// created API key).
-func createsSecret(method, path string) bool {
-	_, route := routeOf(method, path)
-	return route == "POST /api/workspaces/{id}/api-keys"
-}
 
 func decodeMessage(status int, err error, body []byte, withheld bool) string {
 	if withheld {
@@ -86,9 +95,9 @@ func decodeMessage(status int, err error, body []byte, withheld bool) string {
 }
 
 // failure is the error of a call that ended without a response to use.
-func (c *Client) failure(call *callState, req *http.Request, err error) error {
+func (c *Client) failure(call *callState, req *http.Request, o *outcome) error {
 	var refused *APIError
-	if errors.As(err, &refused) && refused.StatusCode == 0 {
+	if errors.As(o.err, &refused) && refused.StatusCode == 0 {
 		refused.Attempts = call.attempts
 		if refused.Method == "" {
 			refused.Method, refused.URL = req.Method, redactedURL(req)
@@ -96,12 +105,11 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 		return refused
 	}
 	ctxErr := req.Context().Err()
-	e := &APIError{Method: req.Method, URL: redactedURL(req), Attempts: call.attempts}
-	e.outcomeUnknown = !call.idem && call.written
-	e.kind = failureKind(err, ctxErr)
-	cause := c.cleanCause(err)
+	e := &APIError{Method: req.Method, URL: redactedURL(req), Attempts: call.attempts, kind: o.kind}
+	e.outcomeUnknown = !call.idem && o.written
+	cause := c.cleanCause(o.err)
 	var lim *limiterError
-	if errors.As(err, &lim) {
+	if errors.As(o.err, &lim) {
 		cause = lim.err
 		e.Message = "not sent: the rate limiter failed"
 	}
@@ -115,28 +123,6 @@ func (c *Client) failure(call *callState, req *http.Request, err error) error {
 		e.Err = fmt.Errorf("%w: %w", ctxErr, causeError{cause})
 	}
 	return e
-}
-
-// failureKind is the one kind of an attempt or a call that ended with err
-// and no response to use, or nil when it is the caller's context's error
-// (ctxErr, when the context has ended). The call's error and the
-// observers' attempt events both take their kind from here.
-func failureKind(err, ctxErr error) error {
-	var (
-		refused *APIError
-		lim     *limiterError
-	)
-	switch {
-	case errors.As(err, &refused) && refused.StatusCode == 0:
-		return ErrRateLimited
-	case errors.As(err, &lim) && ctxErr == nil:
-		return kindOf(lim.err)
-	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
-		return nil
-	case isRedirectError(err):
-		return ErrUnexpectedResponse
-	}
-	return ErrConnection
 }
 
 // cleanCause strips the *url.Error around err (Do's error already names

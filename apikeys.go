@@ -177,20 +177,14 @@ type APIKeysService struct{ service }
 // List returns one page of the API keys of a workspace
 // (GET /api/workspaces/:id/api-keys). Use All for every page.
 func (s *APIKeysService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*APIKey, *Response, error) {
-	path, err := workspacePath(workspaceID, "api-keys")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getList[APIKey](ctx, s.client, path, opts)
+	return listPage[APIKey](ctx, s.client, &listAPIKeys, opts, workspaceID)
 }
+
+var listAPIKeys = endpoint{operation: "APIKeys.List", method: http.MethodGet, route: "/api/workspaces/{id}/api-keys"}
 
 // All iterates over every API key of a workspace.
 func (s *APIKeysService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*APIKey, error] {
-	path, err := workspacePath(workspaceID, "api-keys")
-	if err != nil {
-		return failed[APIKey](err)
-	}
-	return listAll[APIKey](ctx, s.client, path, opts)
+	return listAll[APIKey](ctx, s.client, &listAPIKeys, opts, workspaceID)
 }
 
 // Create creates an API key (POST /api/workspaces/:id/api-keys). The
@@ -202,9 +196,7 @@ func (s *APIKeysService) Create(ctx context.Context, workspaceID string, req *AP
 	if req == nil {
 		return nil, nil, invalidArgument("nil *APIKeyCreateRequest")
 	}
-	path, err := workspacePath(workspaceID, "api-keys")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getOne[APIKey](ctx, s.client, http.MethodPost, path, req)
+	return callOne[APIKey](ctx, s.client, &createAPIKey, req, workspaceID)
 }
+
+var createAPIKey = endpoint{operation: "APIKeys.Create", method: http.MethodPost, route: "/api/workspaces/{id}/api-keys", secret: true}

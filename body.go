@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"net/http"
@@ -10,27 +9,11 @@ import (
 // errBodyTooLarge is the error of a 2xx body larger than the response cap.
 var errBodyTooLarge = errors.New("response body over the size cap")
 
-// bufferedBody is a response body read whole inside its attempt. Do takes
-// the bytes from it without a copy.
-type bufferedBody struct {
-	bytes.Reader
-	data []byte
-	// tooLarge is set for a body that passed the size cap; data holds
-	// its start.
-	tooLarge bool
-}
-
-// Close empties the reader, so that the body Do has read (a created
-// secret, say) cannot be read again from the Response.
-func (b *bufferedBody) Close() error {
-	b.Reset(nil)
-	return nil
-}
-
-// bufferBody replaces resp.Body with the body read whole. A 2xx body must
-// arrive complete and within the cap; of any other body the SDK keeps at
-// most what an APIError shows, and what was read when the body is cut.
-func (t *limitedTransport) bufferBody(resp *http.Response) error {
+// readBody reads resp's body whole into a, which then stands for it. A
+// 2xx body must arrive complete and within the cap; of any other body the
+// SDK keeps at most what an APIError shows, and what was read when the
+// body is cut.
+func (t *hopTransport) readBody(resp *http.Response, a *answer) error {
 	defer resp.Body.Close()
 	limit := t.maxBytes
 	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
@@ -43,17 +26,17 @@ func (t *limitedTransport) bufferBody(resp *http.Response) error {
 		length = 0
 	}
 	data, err := readCapped(resp.Body, length, limit)
-	body := &bufferedBody{data: data}
 	switch {
 	case errors.Is(err, errBodyTooLarge):
 		// A status the SDK reports keeps what was read: an error body
 		// needs no more than its start.
-		body.tooLarge = success
+		a.tooLarge = success
 	case err != nil && success:
 		return err
 	}
-	body.Reset(data)
-	resp.Body = body
+	a.data = data
+	a.Reset(data)
+	resp.Body = a
 	return nil
 }
 

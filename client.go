@@ -48,7 +48,7 @@ type Client struct {
 	userAgent        string
 	maxResponseBytes int64
 	httpClient       *http.Client
-	transport        *limitedTransport
+	transport        *hopTransport
 	retry            retryPolicy
 	observers        []Observer
 	calls            *sync.Pool // of *callState
@@ -267,12 +267,13 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 	if next == nil {
 		next = newStallTransport(stallTimeout)
 	}
-	c.transport = &limitedTransport{
+	c.transport = &hopTransport{
 		next:     next,
 		limiter:  newAttemptLimiter(rl, c.retry.maxWait, c.now),
 		maxWait:  c.retry.maxWait,
 		timeout:  wrapped.Timeout,
 		maxBytes: c.maxResponseBytes,
+		redact:   c.redact,
 		now:      c.now,
 	}
 	wrapped.Transport = c.transport

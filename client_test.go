@@ -94,7 +94,7 @@ func TestBaseURLPathPrefix(t *testing.T) {
 
 func TestEveryRequestCarriesTheHeaders(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, respond(204, ""))
+	rec := newRecorder(t, respond(200, `{"id":"w1"}`))
 	c := newClient(t, rec.srv.URL, seoapi.WithUserAgent("myapp/1.2"))
 	_, err := c.Projects.Delete(context.Background(), "ws1", "p1")
 	require.NoError(t, err)

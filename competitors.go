@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"net/http"
 	"time"
 
 	"github.com/seoapi/seoapi-go/internal/jsonx"
@@ -55,18 +56,12 @@ type CompetitorsService struct{ service }
 // (GET /api/workspaces/:id/projects/:projectId/competitors). Use All for
 // every page.
 func (s *CompetitorsService) List(ctx context.Context, workspaceID, projectID string, opts *ListOptions) ([]*Competitor, *Response, error) {
-	path, err := projectPath(workspaceID, projectID, "competitors")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getList[Competitor](ctx, s.client, path, opts)
+	return listPage[Competitor](ctx, s.client, &listCompetitors, opts, workspaceID, projectID)
 }
+
+var listCompetitors = endpoint{operation: "Competitors.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects/{projectId}/competitors"}
 
 // All iterates over every competitor of a project.
 func (s *CompetitorsService) All(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Competitor, error] {
-	path, err := projectPath(workspaceID, projectID, "competitors")
-	if err != nil {
-		return failed[Competitor](err)
-	}
-	return listAll[Competitor](ctx, s.client, path, opts)
+	return listAll[Competitor](ctx, s.client, &listCompetitors, opts, workspaceID, projectID)
 }

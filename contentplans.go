@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"iter"
+	"net/http"
 	"time"
 
 	"github.com/seoapi/seoapi-go/internal/jsonx"
@@ -61,18 +62,12 @@ type ContentPlansService struct{ service }
 // List returns one page of the content plans of a workspace
 // (GET /api/workspaces/:id/content-plans). Use All for every page.
 func (s *ContentPlansService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*ContentPlan, *Response, error) {
-	path, err := workspacePath(workspaceID, "content-plans")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getList[ContentPlan](ctx, s.client, path, opts)
+	return listPage[ContentPlan](ctx, s.client, &listContentPlans, opts, workspaceID)
 }
+
+var listContentPlans = endpoint{operation: "ContentPlans.List", method: http.MethodGet, route: "/api/workspaces/{id}/content-plans"}
 
 // All iterates over every content plan of a workspace.
 func (s *ContentPlansService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*ContentPlan, error] {
-	path, err := workspacePath(workspaceID, "content-plans")
-	if err != nil {
-		return failed[ContentPlan](err)
-	}
-	return listAll[ContentPlan](ctx, s.client, path, opts)
+	return listAll[ContentPlan](ctx, s.client, &listContentPlans, opts, workspaceID)
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"reflect"
 	"testing"
 	"time"
 
@@ -86,6 +88,10 @@ func TestSingleBodyShapes(t *testing.T) {
 	}
 }
 
+// TestEmptySuccessBodies: a method that returns a resource never returns
+// (nil, nil): a 2xx answer without one fails with ErrUnexpectedResponse,
+// not ErrOutcomeUnknown (the write took effect), and keeps the Response
+// (issue 17 item 5).
 func TestEmptySuccessBodies(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -93,10 +99,35 @@ func TestEmptySuccessBodies(t *testing.T) {
 		body   string
 	}{{204, ""}, {200, ""}, {201, "  \n"}, {200, "null"}} {
 		rec := newRecorder(t, respond(tc.status, tc.body))
-		ws, resp, err := newClient(t, rec.srv.URL).Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "x"})
-		require.NoError(t, err)
-		assert.Nil(t, ws)
-		assert.Equal(t, tc.status, resp.StatusCode)
+		c := newClient(t, rec.srv.URL)
+		ctx := context.Background()
+		calls := map[string]func() (any, *seoapi.Response, error){
+			"Workspaces.Create": func() (any, *seoapi.Response, error) {
+				return c.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "x"})
+			},
+			"Projects.Create": func() (any, *seoapi.Response, error) {
+				return c.Projects.Create(ctx, "ws", &seoapi.ProjectCreateRequest{Name: "x"})
+			},
+			"Projects.Update": func() (any, *seoapi.Response, error) {
+				return c.Projects.Update(ctx, "ws", "p", &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("x")})
+			},
+			"Members.Add": func() (any, *seoapi.Response, error) {
+				return c.Members.Add(ctx, "ws", &seoapi.MemberAddRequest{Email: "a@b.example", Role: "editor"})
+			},
+			"APIKeys.Create": func() (any, *seoapi.Response, error) {
+				return c.APIKeys.Create(ctx, "ws", &seoapi.APIKeyCreateRequest{Name: "x"})
+			},
+		}
+		for name, call := range calls {
+			v, resp, err := call()
+			ae := requireOneKind(t, err, seoapi.ErrUnexpectedResponse)
+			assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), name)
+			assert.Contains(t, ae.Message, name)
+			assert.Equal(t, tc.status, ae.StatusCode, name)
+			assert.True(t, reflect.ValueOf(v).IsNil(), name)
+			require.NotNil(t, resp, name)
+			assert.Equal(t, tc.status, resp.StatusCode, name)
+		}
 	}
 }
 

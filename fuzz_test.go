@@ -99,7 +99,8 @@ func FuzzErrorBody(f *testing.F) {
 		}
 		req := &http.Request{Method: "GET", URL: c.BaseURL()}
 		resp := &http.Response{StatusCode: 500, Header: http.Header{}, Request: req}
-		e := c.apiError(req, resp, body, &callState{}).(*APIError)
+		o := &outcome{resp: resp, answer: &answer{data: body}, kind: ErrServer}
+		e := c.statusError(&callState{}, req, o).(*APIError)
 		if len(e.Body) > maxErrorBody {
 			t.Fatal("body not capped")
 		}

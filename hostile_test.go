@@ -680,8 +680,9 @@ func TestContextEndingIsTheContextsError(t *testing.T) {
 }
 
 // TestRetryAfterTooLongFailsFast: a Retry-After too long for the max wait,
-// however absurd, fails at once with ErrRateLimited and the wait asked
-// for (issue 8 item 8).
+// however absurd, fails at once with the wait asked for (issue 8 item 8):
+// ErrRateLimited for a 429, ErrServer for a 503, whatever the method
+// (issue 17 item 3).
 func TestRetryAfterTooLongFailsFast(t *testing.T) {
 	t.Parallel()
 	for _, retryAfter := range []string{"1000000000", "1000000000000", "1" + strings.Repeat("0", 30), "Fri, 31 Dec 2999 23:59:59 GMT"} {
@@ -697,7 +698,11 @@ func TestRetryAfterTooLongFailsFast(t *testing.T) {
 				})
 				c := hostileClient(t, srv.URL, seoapi.WithMaxWait(time.Hour))
 				_, err := callMethod(context.Background(), c, tc.method)
-				ae := requireOneKind(t, err, seoapi.ErrRateLimited)
+				kind := seoapi.ErrRateLimited
+				if tc.status == 503 {
+					kind = seoapi.ErrServer
+				}
+				ae := requireOneKind(t, err, kind)
 				assert.Equal(t, tc.status, ae.StatusCode)
 				assert.GreaterOrEqual(t, ae.RetryAfter, 30*365*24*time.Hour)
 				assert.Equal(t, 1, ae.Attempts)

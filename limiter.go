@@ -154,7 +154,7 @@ func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, err
 // all returns the waits in the order they happened.
 func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
 
-// attemptLimiter is what limitedTransport uses for every attempt.
+// attemptLimiter is what hopTransport uses for every attempt.
 type attemptLimiter interface {
 	// acquire blocks until one request may go, recording each wait
 	// (level, start, duration) in rec when rec is not nil. maxWait is the

@@ -77,20 +77,14 @@ type MembersService struct{ service }
 // List returns one page of the members of a workspace
 // (GET /api/workspaces/:id/members). Use All for every page.
 func (s *MembersService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*Member, *Response, error) {
-	path, err := workspacePath(workspaceID, "members")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getList[Member](ctx, s.client, path, opts)
+	return listPage[Member](ctx, s.client, &listMembers, opts, workspaceID)
 }
+
+var listMembers = endpoint{operation: "Members.List", method: http.MethodGet, route: "/api/workspaces/{id}/members"}
 
 // All iterates over every member of a workspace.
 func (s *MembersService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Member, error] {
-	path, err := workspacePath(workspaceID, "members")
-	if err != nil {
-		return failed[Member](err)
-	}
-	return listAll[Member](ctx, s.client, path, opts)
+	return listAll[Member](ctx, s.client, &listMembers, opts, workspaceID)
 }
 
 // Add adds a member to a workspace (POST /api/workspaces/:id/members). A
@@ -99,9 +93,7 @@ func (s *MembersService) Add(ctx context.Context, workspaceID string, req *Membe
 	if req == nil {
 		return nil, nil, invalidArgument("nil *MemberAddRequest")
 	}
-	path, err := workspacePath(workspaceID, "members")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getOne[Member](ctx, s.client, http.MethodPost, path, req)
+	return callOne[Member](ctx, s.client, &addMember, req, workspaceID)
 }
+
+var addMember = endpoint{operation: "Members.Add", method: http.MethodPost, route: "/api/workspaces/{id}/members"}

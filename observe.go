@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 )
 
@@ -159,7 +158,7 @@ type observationKey struct{}
 // startObservation tells the observers a call began and returns the
 // request to send, whose context carries the observation to the
 // transport.
-func (c *Client) startObservation(req *http.Request) (*observation, *http.Request) {
+func (c *Client) startObservation(req *http.Request, ep *endpoint) (*observation, *http.Request) {
 	o := &observation{client: c, observers: c.observers, callStart: time.Now()}
 	o.base = Event{
 		Method:        req.Method,
@@ -167,7 +166,7 @@ func (c *Client) startObservation(req *http.Request) (*observation, *http.Reques
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
 	}
-	o.base.Operation, o.base.Route = routeOf(req.Method, c.relativePath(req.URL))
+	o.base.Operation, o.base.Route = ep.operation, ep.name()
 	e := o.base
 	e.Type, e.Start = EventCallStart, o.callStart
 	o.ctx = o.notify(req.Context(), e)
@@ -257,41 +256,26 @@ func (o *observation) reportWaits(waits *waitRecords) {
 
 // endAttempt tells the observers how an attempt ended and whether another
 // follows.
-func (o *observation) endAttempt(resp *http.Response, err, ctxErr error, retry bool, wait time.Duration) {
+func (o *observation) endAttempt(out *outcome, ctxErr error) {
 	if !o.attemptOpen {
 		return
 	}
 	o.attemptOpen = false
 	e := o.base
 	e.Type, e.Attempt, e.Start, e.Duration = EventAttemptEnd, o.attempt, o.attemptStart, time.Since(o.attemptStart)
-	if resp != nil {
-		e.StatusCode = resp.StatusCode
+	if out.resp != nil {
+		e.StatusCode = out.resp.StatusCode
 	}
-	if err != nil {
+	if out.err != nil {
 		// An attempt's error may quote what a hostile server sent.
-		e.Err = o.client.cleanCause(err)
+		e.Err = o.client.cleanCause(out.err)
 	}
-	e.ErrorType = attemptErrorType(resp, err, ctxErr)
-	e.Retry = retry
-	if retry {
-		e.RetryWait = wait
+	e.ErrorType = out.errorType(ctxErr)
+	e.Retry = out.retry
+	if out.retry {
+		e.RetryWait = out.wait
 	}
 	o.notify(o.attemptCtx, e)
-}
-
-// attemptErrorType names how an attempt ended, with the kind the call
-// would have if it ended there.
-func attemptErrorType(resp *http.Response, err, ctxErr error) string {
-	switch {
-	case err != nil:
-		if kind := failureKind(err, ctxErr); kind != nil {
-			return ErrorType(kind)
-		}
-		return ErrorType(ctxErr)
-	case resp != nil && (resp.StatusCode < 200 || resp.StatusCode > 299):
-		return ErrorType(kindOfStatus(resp.StatusCode))
-	}
-	return ""
 }
 
 // end tells the observers the call ended.
@@ -303,55 +287,6 @@ func (o *observation) end(resp *Response, err error, attempts int) {
 	}
 	e.Err, e.ErrorType = err, ErrorType(err)
 	o.notify(o.ctx, e)
-}
-
-// routeOf names the operation and route template of a request for path,
-// relative to the base URL. The path's IDs become {id} and {projectId}; a
-// request no endpoint matches is "Client.Do" with the route
-// "METHOD /{path}", so that no ID reaches an aggregate.
-func routeOf(method, path string) (op, route string) {
-	route = method + " " + templateOf(path)
-	switch route {
-	case "GET /api/workspaces":
-		return "Workspaces.List", route
-	case "POST /api/workspaces":
-		return "Workspaces.Create", route
-	case "GET /api/workspaces/{id}/projects":
-		return "Projects.List", route
-	case "POST /api/workspaces/{id}/projects":
-		return "Projects.Create", route
-	case "PATCH /api/workspaces/{id}/projects/{projectId}":
-		return "Projects.Update", route
-	case "DELETE /api/workspaces/{id}/projects/{projectId}":
-		return "Projects.Delete", route
-	case "GET /api/workspaces/{id}/content-plans":
-		return "ContentPlans.List", route
-	case "GET /api/workspaces/{id}/members":
-		return "Members.List", route
-	case "POST /api/workspaces/{id}/members":
-		return "Members.Add", route
-	case "GET /api/workspaces/{id}/projects/{projectId}/competitors":
-		return "Competitors.List", route
-	case "GET /api/workspaces/{id}/api-keys":
-		return "APIKeys.List", route
-	case "POST /api/workspaces/{id}/api-keys":
-		return "APIKeys.Create", route
-	}
-	return "Client.Do", method + " /{path}"
-}
-
-// templateOf replaces the IDs of an API path with their placeholders:
-// api/workspaces/ws_1/projects/p_2 gives /api/workspaces/{id}/projects/{projectId}.
-func templateOf(path string) string {
-	segments := strings.Split(strings.Trim(path, "/"), "/")
-	if len(segments) < 3 || segments[0] != "api" || segments[1] != "workspaces" || segments[2] == "" {
-		return "/" + strings.Join(segments, "/")
-	}
-	segments[2] = "{id}"
-	if len(segments) >= 5 && segments[3] == "projects" && segments[4] != "" {
-		segments[4] = "{projectId}"
-	}
-	return "/" + strings.Join(segments, "/")
 }
 
 // slogObserver writes the SDK's log records to a *slog.Logger: each

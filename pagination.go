@@ -265,13 +265,17 @@ func textField(obj jsonx.Object, names ...string) (string, bool) {
 	return s, ok && s != ""
 }
 
-// listAll iterates over every item of a list, following the next page the
-// server announces. It copies opts and never changes them. It ends with an
-// error when a next page repeats one already fetched (see loopGuard), or
-// when a next link leaves the client's base URL; it ends quietly on an
-// empty page or when no next page is announced. Its memory does not grow
-// with the number of pages.
-func listAll[T any](ctx context.Context, c *Client, path string, opts *ListOptions) iter.Seq2[*T, error] {
+// listAll iterates over every item of the list at ep, following the next
+// page the server announces. It copies opts and never changes them. It
+// ends with an error when a next page repeats one already fetched (see
+// loopGuard), or when a next link leaves the client's base URL; it ends
+// quietly on an empty page or when no next page is announced. Its memory
+// does not grow with the number of pages.
+func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) iter.Seq2[*T, error] {
+	path, err := ep.path(ids...)
+	if err != nil {
+		return failed[T](err)
+	}
 	return func(yield func(*T, error) bool) {
 		p := newPager(opts)
 		for {
@@ -280,7 +284,7 @@ func listAll[T any](ctx context.Context, c *Client, path string, opts *ListOptio
 				yield(nil, err)
 				return
 			}
-			items, resp, err := fetchList[T](c, req)
+			items, resp, err := fetchList[T](c, ep, req)
 			if err != nil {
 				yield(nil, err)
 				return
@@ -460,13 +464,17 @@ func failed[T any](err error) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) { yield(nil, err) }
 }
 
-// getList sends one GET for a page of a list.
-func getList[T any](ctx context.Context, c *Client, path string, opts *ListOptions) ([]*T, *Response, error) {
+// listPage sends one GET for a page of the list at ep.
+func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
+	path, err := ep.path(ids...)
+	if err != nil {
+		return nil, nil, err
+	}
 	req, err := newListRequest(ctx, c, path, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	return fetchList[T](c, req)
+	return fetchList[T](c, ep, req)
 }
 
 // newListRequest builds the GET for path with the query of opts.
@@ -479,9 +487,9 @@ func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptio
 }
 
 // fetchList sends a list request and decodes the page.
-func fetchList[T any](c *Client, req *http.Request) ([]*T, *Response, error) {
+func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
-	resp, err := c.Do(req, &list)
+	resp, err := c.do(req, ep, &list)
 	if err != nil {
 		return nil, resp, err
 	}

@@ -128,36 +128,3 @@ func redactedURL(req *http.Request) string {
 	}
 	return req.URL.Redacted()
 }
-
-// escapeID checks a path ID and escapes it into exactly one path segment
-// ("a/b" travels as "a%2Fb"). Empty IDs, "." and "..", and IDs holding
-// control characters fail with ErrInvalidArgument.
-func escapeID(name, id string) (string, error) {
-	switch {
-	case id == "":
-		return "", invalidArgument("%s is empty", name)
-	case id == "." || id == "..":
-		return "", invalidArgument("%s %q is not a valid ID", name, id)
-	case strings.ContainsFunc(id, isControl):
-		return "", invalidArgument("%s contains control characters", name)
-	}
-	return url.PathEscape(id), nil
-}
-
-// workspacePath returns api/workspaces/{workspaceID}/{rest...}.
-func workspacePath(workspaceID string, rest ...string) (string, error) {
-	ws, err := escapeID("workspaceID", workspaceID)
-	if err != nil {
-		return "", err
-	}
-	return strings.Join(append([]string{workspacesPath, ws}, rest...), "/"), nil
-}
-
-// projectPath returns api/workspaces/{workspaceID}/projects/{projectID}/{rest...}.
-func projectPath(workspaceID, projectID string, rest ...string) (string, error) {
-	p, err := escapeID("projectID", projectID)
-	if err != nil {
-		return "", err
-	}
-	return workspacePath(workspaceID, append([]string{"projects", p}, rest...)...)
-}

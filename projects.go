@@ -102,20 +102,14 @@ type ProjectsService struct{ service }
 // List returns one page of the projects of a workspace
 // (GET /api/workspaces/:id/projects). Use All for every page.
 func (s *ProjectsService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*Project, *Response, error) {
-	path, err := workspacePath(workspaceID, "projects")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getList[Project](ctx, s.client, path, opts)
+	return listPage[Project](ctx, s.client, &listProjects, opts, workspaceID)
 }
+
+var listProjects = endpoint{operation: "Projects.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects"}
 
 // All iterates over every project of a workspace.
 func (s *ProjectsService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Project, error] {
-	path, err := workspacePath(workspaceID, "projects")
-	if err != nil {
-		return failed[Project](err)
-	}
-	return listAll[Project](ctx, s.client, path, opts)
+	return listAll[Project](ctx, s.client, &listProjects, opts, workspaceID)
 }
 
 // Create creates a project in a workspace
@@ -125,12 +119,10 @@ func (s *ProjectsService) Create(ctx context.Context, workspaceID string, req *P
 	if req == nil {
 		return nil, nil, invalidArgument("nil *ProjectCreateRequest")
 	}
-	path, err := workspacePath(workspaceID, "projects")
-	if err != nil {
-		return nil, nil, err
-	}
-	return getOne[Project](ctx, s.client, http.MethodPost, path, req)
+	return callOne[Project](ctx, s.client, &createProject, req, workspaceID)
 }
+
+var createProject = endpoint{operation: "Projects.Create", method: http.MethodPost, route: "/api/workspaces/{id}/projects"}
 
 // Update changes the fields of req that are set
 // (PATCH /api/workspaces/:id/projects/:projectId). A nil req fails with
@@ -139,22 +131,14 @@ func (s *ProjectsService) Update(ctx context.Context, workspaceID, projectID str
 	if req == nil {
 		return nil, nil, invalidArgument("nil *ProjectUpdateRequest")
 	}
-	path, err := projectPath(workspaceID, projectID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return getOne[Project](ctx, s.client, http.MethodPatch, path, req)
+	return callOne[Project](ctx, s.client, &updateProject, req, workspaceID, projectID)
 }
+
+var updateProject = endpoint{operation: "Projects.Update", method: http.MethodPatch, route: "/api/workspaces/{id}/projects/{projectId}"}
 
 // Delete deletes a project (DELETE /api/workspaces/:id/projects/:projectId).
 func (s *ProjectsService) Delete(ctx context.Context, workspaceID, projectID string) (*Response, error) {
-	path, err := projectPath(workspaceID, projectID)
-	if err != nil {
-		return nil, err
-	}
-	req, err := s.client.NewRequest(ctx, http.MethodDelete, path, nil)
-	if err != nil {
-		return nil, err
-	}
-	return s.client.Do(req, nil)
+	return callNoContent(ctx, s.client, &deleteProject, workspaceID, projectID)
 }
+
+var deleteProject = endpoint{operation: "Projects.Delete", method: http.MethodDelete, route: "/api/workspaces/{id}/projects/{projectId}"}

@@ -8,27 +8,6 @@ import (
 	"time"
 )
 
-// rateFeedback reads what a response said about the rate limit: a 429
-// with Retry-After, or no requests remaining until a reset still ahead,
-// asks for a hold (never longer than maxHold); requests remaining, on any
-// other status, lift a hold. ok is false when the response said nothing
-// of the kind.
-func rateFeedback(status int, h http.Header, now time.Time) (f RateFeedback, ok bool) {
-	if status == http.StatusTooManyRequests {
-		if d, ok := parseRetryAfter(h.Get("Retry-After"), now); ok && d > 0 {
-			return RateFeedback{Hold: min(d, maxHold)}, true
-		}
-	}
-	r := parseRate(h, now)
-	switch {
-	case r.exhausted(now):
-		return RateFeedback{Hold: min(r.Reset.Sub(now), maxHold)}, true
-	case r.Remaining > 0 && status != http.StatusTooManyRequests:
-		return RateFeedback{Lift: true}, true
-	}
-	return RateFeedback{}, false
-}
-
 // parseRetryAfter reads a Retry-After value: seconds (a fraction is
 // accepted) or an HTTP date; a date in the past is 0. A number of seconds
 // too large for a time.Duration is the largest one, so that a caller
@@ -123,25 +102,4 @@ func parseReset(v string, now time.Time) time.Time {
 		return time.Unix(int64(sec), int64(frac*1e9))
 	}
 	return now.Add(time.Duration(f * float64(time.Second)))
-}
-
-// retryAfter reads how long the server asked the client to wait:
-// Retry-After in seconds or as an HTTP date, else the reset of an exhausted
-// rate limit. A number of seconds too large for a time.Duration is a wait
-// no caller accepts, not one to ignore.
-func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	if d, ok := parseRetryAfter(h.Get("Retry-After"), now); ok {
-		return d, true
-	}
-	if r := parseRate(h, now); r.exhausted(now) {
-		return r.Reset.Sub(now), true
-	}
-	return 0, false
-}
-
-func requestID(h http.Header) string {
-	if id := h.Get("X-Request-Id"); id != "" {
-		return id
-	}
-	return h.Get("Request-Id")
 }

@@ -3,7 +3,6 @@ package seoapi
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 )
@@ -63,28 +62,14 @@ func (r Response) LogValue() slog.Value {
 		slog.Int("attempts", r.Attempts))
 }
 
-// bodyOf returns the body the transport read, and whether it passed the
-// size cap (then only its start was kept).
-func bodyOf(resp *http.Response) ([]byte, bool) {
-	if b, ok := resp.Body.(*bufferedBody); ok {
-		return b.data, b.tooLarge
-	}
-	// Only a response that did not pass through the SDK's transport (a
-	// caller's RoundTripper that replaced the body) lands here.
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	return data, err != nil
-}
-
-// newResponse reads what the SDK shows of a response's headers, with any
-// form of the key a server echoed in them removed.
-func (c *Client) newResponse(httpResp *http.Response, attempts int) *Response {
-	header := c.redact.header(httpResp.Header)
+// newResponse is the Response of the outcome's answer.
+func newResponse(o *outcome, attempts int) *Response {
 	resp := &Response{
-		Response:  httpResp,
-		Rate:      parseRate(header, c.now()),
-		RequestID: requestID(header),
+		Response:  o.resp,
+		Rate:      o.answer.rate,
+		RequestID: o.answer.requestID,
 		Attempts:  attempts,
 	}
-	resp.readLink(header)
+	resp.readLink(o.resp.Header)
 	return resp
 }

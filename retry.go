@@ -1,17 +1,13 @@
 package seoapi
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"time"
-
-	"github.com/hashicorp/go-retryablehttp"
 )
 
 // Retry defaults.
@@ -75,70 +71,6 @@ func defaultRetryPolicy() retryPolicy {
 	}
 }
 
-// callState is what one call learns across its attempts. Each Client
-// keeps its call states in a pool, each with a retryablehttp.Client whose
-// hooks are bound to it once, so a call allocates neither.
-type callState struct {
-	policy *retryPolicy
-	rc     retryablehttp.Client
-	obs    *observation // nil when the client has no observers
-
-	method   string
-	idem     bool // whether a repeat cannot do harm
-	attempts int  // attempts sent
-	// body is the current attempt's body: whether it was read says
-	// whether the request can have left (see bodyWasRead), whatever error a
-	// failed dial or TLS handshake is reported as and whatever
-	// RoundTripper sent it.
-	body io.ReadCloser
-	// written is whether the last failed attempt may have reached the server.
-	written bool
-	// nextWait is the wait before the next attempt, decided by checkRetry
-	// and handed to retryablehttp through backoff.
-	nextWait time.Duration
-	// refusedWait is a wait the server asked for that the policy refused.
-	refusedWait time.Duration
-}
-
-func newCallState(p *retryPolicy, hc *http.Client) *callState {
-	call := &callState{policy: p}
-	call.rc = retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     p.maxRetries,
-		CheckRetry:   call.checkRetry,
-		Backoff:      call.backoff,
-		ErrorHandler: call.errorHandler,
-		PrepareRetry: call.rewindBody,
-	}
-	return call
-}
-
-// reset readies a pooled call state for req.
-func (call *callState) reset(req *http.Request) {
-	call.method = req.Method
-	call.idem = idempotent(req.Method)
-	call.attempts, call.nextWait, call.refusedWait = 0, 0, 0
-	call.obs = nil
-	call.written = false
-	call.body = req.Body
-}
-
-// rewindBody gives a retry a fresh copy of the request body. The SDK hands
-// retryablehttp the request as it is, so that the body is not copied once
-// more for every call.
-func (call *callState) rewindBody(req *http.Request) error {
-	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
-		return nil
-	}
-	body, err := req.GetBody()
-	if err != nil {
-		return err
-	}
-	req.Body = body
-	call.body = body
-	return nil
-}
-
 func idempotent(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
@@ -147,51 +79,18 @@ func idempotent(method string) bool {
 	return false
 }
 
-// checkRetry is called after every attempt.
-func (call *callState) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	if !isLocalRefusal(err) {
-		call.attempts++
-	}
-	call.written = err != nil && call.mayHaveBeenWritten(err)
-	retry := ctx.Err() == nil && call.attempts <= call.policy.maxRetries && call.retryable(resp, err)
-	wait := time.Duration(0)
-	if retry {
-		var fromServer bool
-		wait, fromServer = call.policy.wait(resp, call.attempts, time.Now())
-		if tooLong(ctx, wait, call.policy.maxWait) {
-			retry = false
-			if fromServer {
-				call.refusedWait = wait
-			}
-		}
-	}
-	call.nextWait = wait
-	if call.obs != nil {
-		call.obs.endAttempt(resp, err, ctx.Err(), retry, wait)
-	}
-	return retry, nil
-}
-
-func tooLong(ctx context.Context, wait, maxWait time.Duration) bool {
-	if wait > maxWait {
-		return true
-	}
-	deadline, ok := ctx.Deadline()
-	return ok && time.Now().Add(wait).After(deadline)
-}
-
 // retryable says whether a repeat is safe and useful. Idempotent methods
 // are repeated after connection failures and transient statuses; POST and
 // PATCH only when the request certainly did not take effect: a 429, or a
 // request that never left (a connection that never opened).
-func (call *callState) retryable(resp *http.Response, err error) bool {
-	if err != nil {
-		if isLocalRefusal(err) || isPermanent(err) {
+func (call *callState) retryable(o *outcome) bool {
+	if o.err != nil {
+		if !o.sent || isPermanent(o.err) {
 			return false
 		}
-		return call.idem || !call.written
+		return call.idem || !o.written
 	}
-	switch resp.StatusCode {
+	switch o.resp.StatusCode {
 	case http.StatusTooManyRequests:
 		return true
 	case http.StatusRequestTimeout, http.StatusInternalServerError, http.StatusBadGateway,
@@ -199,21 +98,6 @@ func (call *callState) retryable(resp *http.Response, err error) bool {
 		return call.idem
 	}
 	return false
-}
-
-// isLocalRefusal reports an attempt the client never sent: its limiter
-// refused to wait, or failed.
-func isLocalRefusal(err error) bool {
-	if err == nil {
-		return false
-	}
-	// Declared only past the nil check: a target errors.As may keep is
-	// allocated, and most attempts end without an error.
-	var (
-		e   *APIError
-		lim *limiterError
-	)
-	return errors.As(err, &lim) || errors.As(err, &e) && e.StatusCode == 0
 }
 
 // mayHaveBeenWritten reports whether a failed attempt may have reached
@@ -271,9 +155,9 @@ func isPermanent(err error) bool {
 // asked for (Retry-After, or a rate-limit reset when none remain), but
 // never less than waitMin, else an exponential backoff with jitter between
 // waitMin and waitMax.
-func (p *retryPolicy) wait(resp *http.Response, attempt int, now time.Time) (d time.Duration, fromServer bool) {
-	if resp != nil {
-		if d, ok := retryAfter(resp.Header, now); ok {
+func (p *retryPolicy) wait(a *answer, attempt int, now time.Time) (d time.Duration, asked bool) {
+	if a != nil {
+		if d, ok := a.wait(now); ok {
 			return max(d, p.waitMin), true
 		}
 	}
@@ -297,18 +181,13 @@ func (p *retryPolicy) backoff(attempt int) time.Duration {
 	return max(d, p.waitMin)
 }
 
-func (call *callState) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
-	return call.nextWait
+// backoffHook is go-retryablehttp's Backoff: the wait settle decided.
+func (call *callState) backoffHook(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return call.last.wait
 }
 
-// errorHandler keeps the final response, so Do can turn it into an
-// *APIError, instead of retryablehttp's "giving up" error.
+// errorHandler hands the last attempt back as it ended, instead of
+// go-retryablehttp's "giving up" error: the call reads its outcome.
 func (call *callState) errorHandler(resp *http.Response, err error, _ int) (*http.Response, error) {
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return nil, err
-	}
-	return resp, nil
+	return resp, err
 }

@@ -71,17 +71,17 @@ func (r *WorkspaceCreateRequest) appendJSON(dst []byte) ([]byte, error) {
 // WorkspacesService handles GET and POST /api/workspaces.
 type WorkspacesService struct{ service }
 
-const workspacesPath = "api/workspaces"
-
 // List returns one page of the workspaces the key can see
 // (GET /api/workspaces). Use All for every page.
 func (s *WorkspacesService) List(ctx context.Context, opts *ListOptions) ([]*Workspace, *Response, error) {
-	return getList[Workspace](ctx, s.client, workspacesPath, opts)
+	return listPage[Workspace](ctx, s.client, &listWorkspaces, opts)
 }
+
+var listWorkspaces = endpoint{operation: "Workspaces.List", method: http.MethodGet, route: "/api/workspaces"}
 
 // All iterates over every workspace, fetching pages as it goes.
 func (s *WorkspacesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[*Workspace, error] {
-	return listAll[Workspace](ctx, s.client, workspacesPath, opts)
+	return listAll[Workspace](ctx, s.client, &listWorkspaces, opts)
 }
 
 // Create creates a workspace (POST /api/workspaces). A nil req fails with
@@ -90,5 +90,7 @@ func (s *WorkspacesService) Create(ctx context.Context, req *WorkspaceCreateRequ
 	if req == nil {
 		return nil, nil, invalidArgument("nil *WorkspaceCreateRequest")
 	}
-	return getOne[Workspace](ctx, s.client, http.MethodPost, workspacesPath, req)
+	return callOne[Workspace](ctx, s.client, &createWorkspace, req)
 }
+
+var createWorkspace = endpoint{operation: "Workspaces.Create", method: http.MethodPost, route: "/api/workspaces"}

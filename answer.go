@@ -1,0 +1,81 @@
+package seoapi
+
+import (
+	"bytes"
+	"net/http"
+	"time"
+)
+
+// answer is what a hop read of a response, once: its body within the
+// cap, and what its headers say. It replaces the response's body; the
+// outcome, the Response, the *APIError and the limiter all read it.
+type answer struct {
+	bytes.Reader
+	data []byte
+	// tooLarge is set for a 2xx body that passed the size cap; data holds
+	// its start.
+	tooLarge bool
+	rateHeaders
+}
+
+// Close empties the reader, so that the body the SDK has read (a created
+// secret, say) cannot be read again from the Response.
+func (a *answer) Close() error {
+	a.Reset(nil)
+	return nil
+}
+
+// rateHeaders is what a response's headers say about the rate limit and
+// the request, read once per response.
+type rateHeaders struct {
+	rate Rate
+	// retryAfter is the Retry-After header, when hasRetryAfter.
+	retryAfter    time.Duration
+	hasRetryAfter bool
+	requestID     string
+}
+
+// readRateHeaders reads h, whose values are already cleaned of the key.
+func readRateHeaders(h http.Header, now time.Time) rateHeaders {
+	r := rateHeaders{rate: parseRate(h, now), requestID: requestID(h)}
+	// The monotonic reading is for comparisons, not for a printed Reset.
+	r.rate.Reset = r.rate.Reset.Round(0)
+	r.retryAfter, r.hasRetryAfter = parseRetryAfter(h.Get("Retry-After"), now)
+	return r
+}
+
+// wait is how long the server asked the client to wait: Retry-After, else
+// the reset of an exhausted rate limit.
+func (r *rateHeaders) wait(now time.Time) (time.Duration, bool) {
+	if r.hasRetryAfter {
+		return r.retryAfter, true
+	}
+	if r.rate.exhausted(now) {
+		return r.rate.Reset.Sub(now), true
+	}
+	return 0, false
+}
+
+// hold is what the response tells the limiter: a 429 with Retry-After, or
+// no requests remaining until a reset still ahead, asks for a hold (never
+// longer than maxHold); requests remaining, on any other status, lift a
+// hold. ok is false when the response said nothing of the kind.
+func (r *rateHeaders) hold(status int, now time.Time) (f RateFeedback, ok bool) {
+	if status == http.StatusTooManyRequests && r.hasRetryAfter && r.retryAfter > 0 {
+		return RateFeedback{Hold: min(r.retryAfter, maxHold)}, true
+	}
+	switch {
+	case r.rate.exhausted(now):
+		return RateFeedback{Hold: min(r.rate.Reset.Sub(now), maxHold)}, true
+	case r.rate.Remaining > 0 && status != http.StatusTooManyRequests:
+		return RateFeedback{Lift: true}, true
+	}
+	return RateFeedback{}, false
+}
+
+func requestID(h http.Header) string {
+	if id := h.Get("X-Request-Id"); id != "" {
+		return id
+	}
+	return h.Get("Request-Id")
+}

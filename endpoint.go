@@ -1,0 +1,114 @@
+package seoapi
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// endpoint describes one endpoint of the API. Each is declared once,
+// beside the service method that calls it; the observers' operation and
+// route, the withholding of a created secret and the path the method
+// sends to all come from it.
+type endpoint struct {
+	operation string // the SDK method, such as "Projects.Create"
+	method    string
+	// route is the path template of the published spec, its IDs as {id}
+	// and {projectId}: "/api/workspaces/{id}/projects".
+	route string
+	// secret is set when the answer holds a created secret (a new API
+	// key): it never goes into an error.
+	secret bool
+}
+
+// name is the method and route, such as
+// "POST /api/workspaces/{id}/projects": it holds no ID.
+func (e *endpoint) name() string { return e.method + " " + e.route }
+
+// path fills the route's placeholders, in order, with ids, each checked
+// and escaped into exactly one path segment, and returns the path relative
+// to the base URL.
+func (e *endpoint) path(ids ...string) (string, error) {
+	var b strings.Builder
+	b.Grow(len(e.route) + 32)
+	rest := strings.TrimPrefix(e.route, "/")
+	for _, id := range ids {
+		open := strings.IndexByte(rest, '{')
+		end := strings.IndexByte(rest, '}')
+		if open < 0 || end < open {
+			return "", invalidArgument("%s: too many IDs", e.operation)
+		}
+		escaped, err := escapeID(idName(rest[open+1:end]), id)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(rest[:open])
+		b.WriteString(escaped)
+		rest = rest[end+1:]
+	}
+	b.WriteString(rest)
+	return b.String(), nil
+}
+
+// idName is how an error names the argument behind a placeholder.
+func idName(placeholder string) string {
+	if placeholder == "id" {
+		return "workspaceID"
+	}
+	return placeholder[:len(placeholder)-2] + "ID" // projectId: projectID
+}
+
+// escapeID checks a path ID and escapes it into exactly one path segment
+// ("a/b" travels as "a%2Fb"). Empty IDs, "." and "..", and IDs holding
+// control characters fail with ErrInvalidArgument.
+func escapeID(name, id string) (string, error) {
+	switch {
+	case id == "":
+		return "", invalidArgument("%s is empty", name)
+	case id == "." || id == "..":
+		return "", invalidArgument("%s %q is not a valid ID", name, id)
+	case strings.ContainsFunc(id, isControl):
+		return "", invalidArgument("%s contains control characters", name)
+	}
+	return url.PathEscape(id), nil
+}
+
+// endpoints lists every endpoint, for naming a request sent with Client.Do.
+func endpoints() []*endpoint {
+	return []*endpoint{
+		&listWorkspaces, &createWorkspace,
+		&listProjects, &createProject, &updateProject, &deleteProject,
+		&listContentPlans,
+		&listMembers, &addMember,
+		&listCompetitors,
+		&listAPIKeys, &createAPIKey,
+	}
+}
+
+// endpointOf returns the endpoint a request sent with Client.Do goes to,
+// matched by its method and path; a request no endpoint matches is
+// "Client.Do" with the route "/{path}", so that no ID reaches an
+// aggregate.
+func (c *Client) endpointOf(req *http.Request) *endpoint {
+	route := templateOf(c.relativePath(req.URL))
+	for _, e := range endpoints() {
+		if e.method == req.Method && e.route == route {
+			return e
+		}
+	}
+	return &endpoint{operation: "Client.Do", method: req.Method, route: "/{path}"}
+}
+
+// templateOf replaces the IDs of an API path with their placeholders:
+// api/workspaces/ws_1/projects/p_2 gives /api/workspaces/{id}/projects/{projectId}.
+func templateOf(path string) string {
+	segments := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segments) < 3 || segments[0] != "api" || segments[1] != "workspaces" || segments[2] == "" {
+		return "/" + strings.Join(segments, "/")
+	}
+	segments[2] = "{id}"
+	if len(segments) >= 5 && segments[3] == "projects" && segments[4] != "" {
+		segments[4] = "{projectId}"
+	}
+	return "/" + strings.Join(segments, "/")
+}

@@ -1,0 +1,19 @@
+package seoapi
+
+import (
+	"net/http"
+	"time"
+)
+
+// rateFeedback is what the attempt tells the limiter of a response with
+// status and headers h.
+func rateFeedback(status int, h http.Header, now time.Time) (RateFeedback, bool) {
+	r := readRateHeaders(h, now)
+	return r.hold(status, now)
+}
+
+// retryAfter is the wait the server asked for in h.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	r := readRateHeaders(h, now)
+	return r.wait(now)
+}
