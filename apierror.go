@@ -96,13 +96,9 @@ func decodeMessage(status int, err error, body []byte, withheld bool) string {
 
 // failure is the error of a call that ended without a response to use.
 func (c *Client) failure(call *callState, req *http.Request, o *outcome) error {
-	var refused *APIError
-	if errors.As(o.err, &refused) && refused.StatusCode == 0 {
-		refused.Attempts = call.attempts
-		if refused.Method == "" {
-			refused.Method, refused.URL = req.Method, redactedURL(req)
-		}
-		return refused
+	if o.refusal != nil {
+		o.refusal.Attempts = call.attempts
+		return o.refusal
 	}
 	ctxErr := req.Context().Err()
 	e := &APIError{Method: req.Method, URL: redactedURL(req), Attempts: call.attempts, kind: o.kind}

@@ -27,6 +27,9 @@ type outcome struct {
 	resp   *http.Response // the response used; nil when there is none
 	answer *answer        // what the hop read of resp
 	err    error          // why there is no response to use
+	// refusal is the limiter's refusal to wait, when that is the error:
+	// the call's error is that *APIError itself.
+	refusal *APIError
 	// kind is the one kind of a failure or of a status other than 2xx;
 	// nil on a 2xx, and when the caller's context ended.
 	kind    error
@@ -177,11 +180,24 @@ func (call *callState) classify(ctx context.Context, resp *http.Response, err er
 		}
 		return o
 	}
-	o := outcome{err: err, sent: !refusedBeforeSending(err)}
-	if o.sent {
+	o := outcome{err: err}
+	var lim *limiterError
+	switch {
+	case errors.As(err, &o.refusal) && o.refusal.StatusCode == 0:
+		// The limiter would have waited longer than the caller accepts.
+		o.kind = ErrRateLimited
+	case errors.As(err, &lim):
+		// The limiter itself failed (a fleet's store, say).
+		o.refusal = nil
+		if ctx.Err() == nil {
+			o.kind = kindOf(lim.err)
+		}
+	default:
+		o.refusal = nil
+		o.sent = true
 		o.written = call.mayHaveBeenWritten(err)
+		o.kind = failureKind(err, ctx.Err())
 	}
-	o.kind = failureKind(err, ctx.Err())
 	return o
 }
 
@@ -217,29 +233,11 @@ func answerOf(resp *http.Response) *answer {
 	return a
 }
 
-// refusedBeforeSending reports an attempt the client never sent: its
-// limiter refused to wait, or failed.
-func refusedBeforeSending(err error) bool {
-	var (
-		refused *APIError
-		lim     *limiterError
-	)
-	return errors.As(err, &lim) || errors.As(err, &refused) && refused.StatusCode == 0
-}
-
-// failureKind is the one kind of an attempt that ended with err and no
-// response to use, or nil when it is the caller's context's error (ctxErr,
-// when the context has ended).
+// failureKind is the one kind of an attempt that was sent and ended with
+// err and no response to use, or nil when it is the caller's context's
+// error (ctxErr, when the context has ended).
 func failureKind(err, ctxErr error) error {
-	var (
-		refused *APIError
-		lim     *limiterError
-	)
 	switch {
-	case errors.As(err, &refused) && refused.StatusCode == 0:
-		return ErrRateLimited
-	case errors.As(err, &lim) && ctxErr == nil:
-		return kindOf(lim.err)
 	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
 		return nil
 	case isRedirectError(err):
