@@ -39,7 +39,7 @@ func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	defer c.calls.Put(call)
 	call.reset(req, ep)
 	if len(c.observers) > 0 {
-		call.obs, req = c.startObservation(req, ep)
+		call.obs, req = c.startObservation(req, call)
 	}
 	resp, err := c.run(call, req, v)
 	if call.obs != nil {

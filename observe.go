@@ -66,7 +66,7 @@ type WaitLevel string
 const (
 	WaitPerSecond WaitLevel = "per_second" // the built-in limiter's rolling second
 	WaitPerHour   WaitLevel = "per_hour"   // the built-in limiter's rolling hour
-	WaitServer    WaitLevel = "server"     // the server's word: Remaining 0 until a reset
+	WaitServer    WaitLevel = "server"     // the server's hold: Remaining 0 until a reset, or a 429's Retry-After
 	WaitLimiter   WaitLevel = "limiter"    // a Limiter given with WithLimiter, such as a fleet limiter
 )
 
@@ -139,13 +139,14 @@ func WithObserver(o Observer) Option {
 
 // observation is what the observers of one call share across its events.
 type observation struct {
-	client    *Client // for cleaning attempt errors of the key
+	client    *Client    // for cleaning attempt errors of the key
+	call      *callState // counts the attempts
 	observers []Observer
 	base      Event // Operation, Route, Method, URL, ServerAddress, ServerPort
 	ctx       context.Context
 	callStart time.Time
 
-	attempt      int
+	attempt      int // the open attempt's number
 	attemptOpen  bool
 	attemptStart time.Time
 	attemptCtx   context.Context
@@ -158,15 +159,15 @@ type observationKey struct{}
 // startObservation tells the observers a call began and returns the
 // request to send, whose context carries the observation to the
 // transport.
-func (c *Client) startObservation(req *http.Request, ep *endpoint) (*observation, *http.Request) {
-	o := &observation{client: c, observers: c.observers, callStart: time.Now()}
+func (c *Client) startObservation(req *http.Request, call *callState) (*observation, *http.Request) {
+	o := &observation{client: c, call: call, observers: c.observers, callStart: time.Now()}
 	o.base = Event{
 		Method:        req.Method,
 		URL:           redactedURL(req),
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
 	}
-	o.base.Operation, o.base.Route = ep.operation, ep.name()
+	o.base.Operation, o.base.Route = call.ep.operation, call.ep.name()
 	e := o.base
 	e.Type, e.Start = EventCallStart, o.callStart
 	o.ctx = o.notify(req.Context(), e)
@@ -207,7 +208,9 @@ func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Cont
 // context and the headers the observers asked for.
 func (o *observation) beginAttempt(req *http.Request) *http.Request {
 	if !o.attemptOpen {
-		o.attempt++
+		// The attempts before this one were all sent: a refused one ends
+		// the call.
+		o.attempt = o.call.attempts + 1
 		o.attemptOpen = true
 		o.attemptStart = time.Now()
 		o.header = http.Header{}
