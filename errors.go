@@ -14,30 +14,39 @@ import (
 )
 
 // The kinds of failure a call can end in. Test for them with errors.Is; an
-// *APIError matches exactly one of them.
+// *APIError matches exactly one of them. Each lists every status that maps
+// to it (a test holds these lists to the mapping).
 var (
-	// ErrInvalidArgument: the SDK rejected an argument before sending anything.
+	// ErrInvalidArgument: the SDK rejected an argument before sending
+	// anything; the *Response is nil.
 	ErrInvalidArgument = errors.New("seoapi: invalid argument")
-	// ErrUnauthorized: 401, the key is missing, wrong or revoked.
+	// ErrUnauthorized: 401 or 407: the key is missing, wrong or revoked.
 	ErrUnauthorized = errors.New("seoapi: unauthorized")
-	// ErrForbidden: 403, including a workspace whose plan has no API access.
+	// ErrForbidden: 403 or 451, including a workspace whose plan has no
+	// API access.
 	ErrForbidden = errors.New("seoapi: forbidden")
-	// ErrNotFound: 404.
+	// ErrNotFound: 404 or 410.
 	ErrNotFound = errors.New("seoapi: not found")
-	// ErrConflict: 409.
+	// ErrConflict: 409, 412, 423 or 424.
 	ErrConflict = errors.New("seoapi: conflict")
-	// ErrValidation: 400 or 422, the server rejected the request's content.
+	// ErrValidation: 400, 413, 414, 422 or 431: the server rejected the
+	// request's content.
 	ErrValidation = errors.New("seoapi: validation failed")
-	// ErrRateLimited: 429, or a wait for the rate limit that the SDK refused
-	// because it was longer than WithMaxWait or the context's deadline.
+	// ErrRateLimited: 429, or a wait for the SDK's own limiter or the
+	// server's hold that the SDK refused because it was longer than
+	// WithMaxWait or the context's deadline (then nothing was sent, and
+	// RetryAfter is the wait refused).
 	ErrRateLimited = errors.New("seoapi: rate limited")
-	// ErrServer: any 5xx.
+	// ErrServer: 408, 425 or any 5xx. When the server asked for a wait
+	// (Retry-After) the SDK refused, RetryAfter holds it.
 	ErrServer = errors.New("seoapi: server error")
 	// ErrConnection: no usable response: the connection was refused, reset
 	// or cut mid-body, TLS failed, or an attempt timed out.
 	ErrConnection = errors.New("seoapi: connection failed")
-	// ErrUnexpectedResponse: a 2xx the SDK cannot read, or a status no
-	// other kind fits (a redirect not followed, 405, 406, 415, ...).
+	// ErrUnexpectedResponse: a 2xx the SDK cannot read (malformed, over a
+	// size cap, or without the resource a method returns), or any status no
+	// other kind lists: a redirect not followed, 1xx, 402, 405, 406, 411,
+	// 415, 416, 417, 421, 426, 428, ...
 	ErrUnexpectedResponse = errors.New("seoapi: unexpected response")
 	// ErrOutcomeUnknown is matched, besides its kind, by the error of a
 	// POST or PATCH that may have reached the server: it was cut or timed

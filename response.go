@@ -8,7 +8,14 @@ import (
 )
 
 // Response is the server's response to a call, with what the SDK read from
-// its headers. Its body has been read and closed.
+// its headers. Its body has been read and closed, and its headers are
+// cleaned of any form of the API key a server echoed.
+//
+// A method returns a Response whenever the server answered, with an error
+// too (a 404, say); the Response is nil when the SDK rejected an argument
+// before sending (ErrInvalidArgument) or no response arrived (a connection
+// that failed, a wait the limiter refused, a context that ended), so check
+// the error first.
 type Response struct {
 	*http.Response
 
