@@ -43,24 +43,6 @@ func Example() {
 	// Output: Shop shop.example
 }
 
-func ExampleProjectsService_Update() {
-	url, key, _, stop := exampleServer()
-	defer stop()
-	client, _ := seoapi.NewClient(url, key)
-	ctx := context.Background()
-	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
-	p, _, _ := client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: "Shop", Domain: "shop.example"})
-
-	// Only the fields that are set are sent: the domain stays.
-	p, _, err := client.Projects.Update(ctx, ws.ID, p.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("Shop EU")})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(p.Name, p.Domain)
-	// Output: Shop EU shop.example
-}
-
 func ExampleAPIError() {
 	url, key, _, stop := exampleServer()
 	defer stop()
@@ -83,28 +65,6 @@ func ExampleSecret() {
 	// [REDACTED]
 	// [REDACTED]
 	// 14
-}
-
-func ExampleMembersService_All() {
-	url, key, _, stop := exampleServer()
-	defer stop()
-	client, _ := seoapi.NewClient(url, key)
-	ctx := context.Background()
-	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
-	for _, email := range []string{"ana@acme.example", "bo@acme.example"} {
-		client.Members.Add(ctx, ws.ID, &seoapi.MemberAddRequest{Email: email})
-	}
-
-	for m, err := range client.Members.All(ctx, ws.ID, nil) {
-		if err != nil {
-			fmt.Println(err)
-			return
-		}
-		fmt.Println(m.Email, m.Role)
-	}
-	// Output:
-	// ana@acme.example member
-	// bo@acme.example member
 }
 
 func ExampleNewLimiter() {
