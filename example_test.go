@@ -129,10 +129,11 @@ func Example_outcomeUnknown() {
 	// Blog created once: true
 }
 
-// The *Response is nil only when the SDK sent nothing: an argument it
-// rejected, with an error matching ErrInvalidArgument, or a call that got
-// no usable response. Whenever the server answered, the Response is there,
-// also beside an error.
+// The *Response is nil when the call ended without an answer from the
+// server: an argument the SDK rejected before sending anything (then err
+// matches ErrInvalidArgument), a wait the rate limit refused, a connection
+// that failed, or a context that ended. When the call ended on an answer,
+// the Response is there, also beside an error.
 func Example_response() {
 	fake := seoapitest.New()
 	srv := httptest.NewServer(fake)
