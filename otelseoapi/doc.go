@@ -6,8 +6,18 @@
 //
 // By default the observer uses the global TracerProvider, MeterProvider and
 // TextMapPropagator (see WithTracerProvider, WithMeterProvider and
-// WithPropagator). Only programs that import this package compile the
-// OpenTelemetry dependencies; the seoapi package has none.
+// WithPropagator). It is safe for concurrent use, and one observer can
+// serve several clients. It is told the events beside the client's other
+// observers (seoapi.WithLogger's, for one); of what a call does it changes
+// only the trace headers each request carries.
+//
+// Only programs that import this package compile the OpenTelemetry
+// dependencies; the seoapi package has none. Install it with
+//
+//	go get github.com/seoapi/seoapi-go/otelseoapi
+//
+// It needs Go 1.26 or later, as the OpenTelemetry modules it requires
+// (v1.47) do.
 //
 // # Spans
 //
@@ -46,9 +56,13 @@
 //	seoapi.client.rate_limited           counter: responses with status 429
 //	seoapi.client.limiter.wait.duration  histogram, s: each wait for the rate limit, per seoapi.wait.level
 //
-// Their attributes are the bounded ones above: method, route template,
-// server address and port, status code, error type, operation and wait
-// level.
+// Their attributes are the bounded ones above: http.request.method,
+// url.template, server.address, server.port, http.response.status_code and
+// error.type on the first three and seoapi.client.rate_limited, with
+// seoapi.operation on seoapi.client.call.duration; seoapi.wait.level and
+// error.type on the wait histogram. An attempt held back without being
+// sent (its wait refused or cut short) is not in
+// http.client.request.duration.
 //
 // # Trace context
 //

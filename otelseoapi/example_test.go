@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -128,4 +129,29 @@ func printMetrics(r *sdkmetric.ManualReader) {
 			fmt.Printf("%s: %d\n", m.Name, n)
 		}
 	}
+}
+
+// WithPropagator chooses the trace headers each request carries: here
+// none at all, for a server that must not see the caller's traces.
+func ExampleWithPropagator() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	tp := sdktrace.NewTracerProvider()
+	obs := otelseoapi.NewObserver(
+		otelseoapi.WithTracerProvider(tp),
+		otelseoapi.WithPropagator(propagation.NewCompositeTextMapPropagator()),
+	)
+	c, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithObserver(obs))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, _, err := c.Workspaces.List(context.Background(), nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("traceparent sent:", fake.Requests()[0].Header.Get("Traceparent") != "")
+	// Output: traceparent sent: false
 }

@@ -14,6 +14,16 @@
 //		// assert on err, then on srv.Requests()
 //	}
 //
+// NewServer starts the fake on a loopback port for one test and closes it
+// when the test ends; its Client method returns a seoapi.Client for it,
+// with any options. New returns the fake unstarted, as an http.Handler, for
+// an Example, a benchmark or a program: serve it with httptest.NewServer
+// and pass the server's URL and Key to seoapi.NewClient.
+//
+// The SDK waits at least the minimum of seoapi.WithRetryWait (500ms by
+// default) before it retries; a test that injects failures keeps fast with
+// srv.Client(seoapi.WithRetryWait(time.Millisecond, 10*time.Millisecond)).
+//
 // The SDK's own tests, its quickstart and its contract tests run against
 // this fake; cmd/seoapi-fake serves it as a standalone program. It shares no
 // decoding code with the SDK: it reads requests with encoding/json only.
@@ -77,18 +87,22 @@
 // admitted requests as the limit. A refused request is answered 429 with
 // Retry-After (whole seconds until a request would be admitted) and does
 // not count. While the hourly limit is on, every answer to a key with API
-// access carries X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset
-// (seconds until the oldest admitted request leaves the hour). A new Server
+// access, but for an injected fault, carries X-RateLimit-Limit,
+// X-RateLimit-Remaining and X-RateLimit-Reset (seconds until the oldest
+// admitted request leaves the hour). Throttled counts the 429 answers. A new Server
 // enforces PublishedLimits (10 000 an hour, 50 a second); SetLimits
 // changes them, and the zero Limits turns them off. Authentication comes
 // before the limits, so a refused key is never counted.
 //
 // Paging. Lists honour per_page (default 50, see SetPaging; at most
 // MaxPageSize) in one of four styles: PagingLink (the default), PagingPage,
-// PagingCursor and PagingNone. A page or per_page that is not a positive
-// integer, or a cursor the fake did not issue, is answered 400.
+// PagingCursor and PagingNone. A per_page that is not a positive integer,
+// a page that is not one (PagingLink and PagingPage), or a cursor the fake
+// cannot read (PagingCursor) is answered 400.
 //
-// Faults. FailNext, DropNext and SetDelay inject failures. Each request
+// Faults. FailNext (a status, with headers such as Retry-After), DropNext
+// (a connection closed unanswered, before or after the request took
+// effect) and SetDelay (every answer held) inject failures. Each request
 // takes the next queued fault, in the order they were queued, before
 // authentication and limits. SetDelay holds every answer, faults included;
 // a client that gives up during the delay gets nothing.

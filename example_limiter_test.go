@@ -1,0 +1,84 @@
+package seoapi_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"time"
+
+	"github.com/seoapi/seoapi-go"
+	"github.com/seoapi/seoapi-go/seoapitest"
+)
+
+// pacer is a Limiter of one's own, given to a Client with WithLimiter: it
+// lets one request go every gap. It is safe for concurrent use, as a
+// Limiter must be.
+type pacer struct {
+	gap  time.Duration
+	mu   sync.Mutex
+	next time.Time // when the next request may go
+}
+
+func (p *pacer) Wait(ctx context.Context) error {
+	p.mu.Lock()
+	now := time.Now()
+	d := max(p.next.Sub(now), 0)
+	// CheckWait applies the calling client's WithMaxWait, which the client
+	// puts in ctx, and ctx's deadline: a wait longer than either is
+	// refused at once with an error matching seoapi.ErrRateLimited.
+	if err := seoapi.CheckWait(ctx, d, 0, "pacer"); err != nil {
+		p.mu.Unlock()
+		return err
+	}
+	p.next = now.Add(d + p.gap)
+	p.mu.Unlock()
+
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func ExampleCheckWait() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	lim := &pacer{gap: 2 * time.Minute}
+	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithLimiter(lim)) // max wait: 60s by default
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	_, _, err = client.Workspaces.List(ctx, nil)
+	fmt.Println("first:", err)
+
+	// The next request would wait about 2 minutes: refused, not sent.
+	_, _, err = client.Workspaces.List(ctx, nil)
+	var apiErr *seoapi.APIError
+	if errors.As(err, &apiErr) {
+		fmt.Println("second:", apiErr.StatusCode, errors.Is(err, seoapi.ErrRateLimited), apiErr.RetryAfter > time.Minute)
+	}
+
+	// A client that accepts long waits is still held to its context's deadline.
+	patient, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithLimiter(lim), seoapi.WithMaxWait(time.Hour))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	_, _, err = patient.Workspaces.List(ctx, nil)
+	fmt.Println("third:", errors.Is(err, seoapi.ErrRateLimited), "sent:", len(fake.Requests()))
+	// Output:
+	// first: <nil>
+	// second: 0 true true
+	// third: true sent: 1
+}
