@@ -185,7 +185,8 @@ func (e *APIError) Kind() error {
 	return kindOfStatus(e.StatusCode)
 }
 
-// kindOfStatus maps every status to one kind; the README has the table.
+// kindOfStatus maps every status to one kind; the kinds' doc comments list
+// them, held to this mapping by TestKindDocsListTheirStatuses.
 func kindOfStatus(status int) error {
 	switch status {
 	case http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusRequestURITooLong,

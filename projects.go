@@ -137,6 +137,8 @@ func (s *ProjectsService) Update(ctx context.Context, workspaceID, projectID str
 var updateProject = endpoint{operation: "Projects.Update", method: http.MethodPatch, route: "/api/workspaces/{id}/projects/{projectId}"}
 
 // Delete deletes a project (DELETE /api/workspaces/:id/projects/:projectId).
+// A rejected argument returns a nil *Response: check err before reading
+// resp.StatusCode.
 func (s *ProjectsService) Delete(ctx context.Context, workspaceID, projectID string) (*Response, error) {
 	return callNoContent(ctx, s.client, &deleteProject, workspaceID, projectID)
 }
