@@ -5,7 +5,7 @@
 // exist (404), and lists members; the client allows 3 requests a second,
 // so one attempt waits for the limiter.
 //
-//	go run ./examples/otel
+//	go run ./otelseoapi/examples/otel
 //
 // A service would install its providers and propagator once, globally
 // (otel.SetTracerProvider, otel.SetMeterProvider, otel.SetTextMapPropagator),

@@ -5,7 +5,7 @@
 // It needs a Redis server; start one on loopback, without persistence:
 //
 //	redis-server --port 6379 --bind 127.0.0.1 --save '' --appendonly no
-//	go run ./examples/fleet -redis 127.0.0.1:6379 -workers 4
+//	go run ./redislimit/examples/fleet -redis 127.0.0.1:6379 -workers 4
 //
 // Each worker is this program run again (with FLEET_WORKER set), with its
 // own seoapi.Client and its own redislimit.Limiter on the same budget
