@@ -54,7 +54,7 @@ func (c *Client) do(call *callState, req *http.Request, v any) (*Response, error
 	if v == nil {
 		return resp, nil
 	}
-	if err := decodeBody(body, v, resp); err != nil {
+	if err := decodeBody(req.Context(), body, v, resp, c.maxItems); err != nil {
 		return resp, c.decodeError(req, httpResp, body, err, call)
 	}
 	return resp, nil

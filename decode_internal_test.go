@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,6 +10,10 @@ import (
 	"testing"
 	"time"
 )
+
+// testMaxItems is the item limit of a client with the default response
+// cap.
+var testMaxItems = defaultMaxItems(0, DefaultMaxResponseBytes)
 
 // benchProjects is a bare array of n projects in the fake API's shape.
 func benchProjects(n int) []byte {
@@ -43,7 +48,7 @@ func BenchmarkDecodeProjects(b *testing.B) {
 			resp := &Response{Response: &http.Response{}}
 			for b.Loop() {
 				var list []*Project
-				if err := decodeBody(body, &list, resp); err != nil || len(list) != n {
+				if err := decodeBody(context.Background(), body, &list, resp, testMaxItems); err != nil || len(list) != n {
 					b.Fatal(err, len(list))
 				}
 			}
@@ -174,7 +179,7 @@ func TestDecodeIntoNilResource(t *testing.T) {
 	t.Parallel()
 	var p *Project
 	resp := &Response{Response: &http.Response{}}
-	if err := decodeBody([]byte(`{"id":"a"}`), p, resp); err == nil {
+	if err := decodeBody(context.Background(), []byte(`{"id":"a"}`), p, resp, testMaxItems); err == nil {
 		t.Fatal("decoding into a nil *Project succeeded")
 	}
 }

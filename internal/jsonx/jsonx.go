@@ -254,11 +254,31 @@ func EachElement(v Value, fn func(elem Value) bool) bool {
 	return false
 }
 
+// CountElements returns how many elements the array v holds, counting no
+// further than limit+1, so that a caller can tell a list over limit from
+// one within it in time proportional to the first limit+1 elements. It
+// does not validate: check v first (ValidList). It returns 0 when v is not
+// an array.
+func CountElements(v Value, limit int) int {
+	n := 0
+	EachElement(v, func(Value) bool {
+		n++
+		return n <= limit
+	})
+	return n
+}
+
 // Object is the members of a JSON object by normalised key (see
 // NormalizeKey); where two keys normalise alike, the first wins.
 type Object map[string]Value
 
-// Fields indexes the members of object v in one pass. It returns an empty
+// MaxFields is how many distinct keys Fields indexes: an object with more
+// (no envelope or error body the SDK reads has nearly as many) costs no
+// more memory than that many.
+const MaxFields = 256
+
+// Fields indexes the members of object v in one pass, up to MaxFields
+// distinct keys; members after those are not indexed. It returns an empty
 // Object when v is not an object.
 func Fields(v Value) Object {
 	o := Object{}
@@ -266,7 +286,7 @@ func Fields(v Value) Object {
 		if _, dup := o[string(key)]; !dup {
 			o[string(key)] = val
 		}
-		return true
+		return len(o) < MaxFields
 	})
 	return o
 }
