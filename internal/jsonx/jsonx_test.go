@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -226,5 +227,50 @@ func TestReaderNestingLimitCountsOuterContainers(t *testing.T) {
 			}
 		}
 		assert.Equal(t, json.Valid(body), r.Done(), "inner depth %d", inner)
+	}
+}
+
+func TestCountElements(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		list        string
+		limit, want int
+	}{
+		{`[]`, 5, 0},
+		{` [ ] `, 5, 0},
+		{`[1,"a",{"b":[1,2]},[3,4],null]`, 10, 5},
+		{`[1,2,3,4,5,6]`, 3, 4}, // counts no further than limit+1
+		{`[1,2,3]`, 3, 3},
+		{`{"a":[1]}`, 3, 0},
+	}
+	for _, tt := range tests {
+		if got := CountElements(Value(tt.list), tt.limit); got != tt.want {
+			t.Errorf("CountElements(%s, %d) = %d, want %d", tt.list, tt.limit, got, tt.want)
+		}
+	}
+}
+
+func TestFieldsIndexesAtMostMaxFields(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"next":"c"`)
+	for i := range 2 * MaxFields {
+		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+	}
+	b.WriteString(`,"late":1}`)
+	o := Fields(Value(b.String()))
+	if len(o) != MaxFields {
+		t.Fatalf("%d keys indexed, want %d", len(o), MaxFields)
+	}
+	if v, ok := o.Get("next"); !ok || string(v) != `"c"` {
+		t.Fatalf("next = %s, %v", v, ok)
+	}
+	if _, ok := o.Get("late"); ok {
+		t.Fatal("a member past MaxFields was indexed")
+	}
+	// Duplicates do not count toward the limit.
+	dup := Fields(Value(`{"a":1,"a":2,"A":3,"b":4}`))
+	if len(dup) != 2 || string(dup["a"]) != "1" {
+		t.Fatalf("%v", dup)
 	}
 }
