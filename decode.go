@@ -2,6 +2,7 @@ package seoapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -221,6 +222,7 @@ type decoder struct {
 
 func newDecoder(ctx context.Context, body []byte) *decoder {
 	d := &decoder{data: body, ctx: ctx}
+	d.budget = len(body)
 	d.r.Reset(body)
 	return d
 }
@@ -250,12 +252,47 @@ func (d *decoder) finish(listErr error) error {
 	return listErr
 }
 
+// abandon returns err, to be reported once the rest of the array at d's
+// reader is validated (d.finish): from the element the reader is at when
+// at is true, else from the one after.
+func (d *decoder) abandon(err error, at bool) error {
+	more := at || d.r.ArrayNext()
+	for ; more; more = d.r.ArrayNext() {
+		if d.done() {
+			return nil
+		}
+		d.r.Value()
+	}
+	return err
+}
+
 // stringBatch gathers the string fields of one object, so that they share one
 // allocation instead of costing one each.
 type stringBatch struct {
 	buf     []byte
 	pending [8]pendingString
 	n       int
+	// budget is how many more bytes of strings may be decoded from the
+	// body: as many as the body holds. Only invalid UTF-8, each byte of
+	// which decodes to the three of U+FFFD, can spend more.
+	budget int
+	// overBudget is set once the budget is spent.
+	overBudget error
+}
+
+// errStringsTooLong is the error of a body whose strings decode to more
+// bytes than the body holds.
+var errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
+
+// spend takes n bytes from the budget, reporting false, and recording
+// the error, when they are not there.
+func (s *stringBatch) spend(n int) bool {
+	if n > s.budget {
+		s.overBudget = errStringsTooLong
+		return false
+	}
+	s.budget -= n
+	return true
 }
 
 // pendingString is a string field to be set to buf[start:end] by flush.
@@ -271,11 +308,13 @@ const largeString = 4096
 // setString sets *dst, at the next flush, to v when v is a JSON string.
 func (s *stringBatch) setString(dst *string, v jsonx.Value) {
 	if len(v) >= largeString {
-		s.setLarge(dst, v.String)
+		if n, ok := v.StringLen(); ok && s.spend(n) {
+			s.setLarge(dst, v.String)
+		}
 		return
 	}
 	start := len(s.buf)
-	if buf, ok := v.AppendString(s.buf); ok {
+	if buf, ok := v.AppendString(s.buf); ok && s.spend(len(buf)-start) {
 		s.add(dst, start, buf)
 	}
 }
@@ -283,6 +322,10 @@ func (s *stringBatch) setString(dst *string, v jsonx.Value) {
 // setID sets *dst, at the next flush, to v when v is a JSON string, or to
 // its exact text when v is a number (12345678901234567 stays exact).
 func (s *stringBatch) setID(dst *string, v jsonx.Value) {
+	if v.Kind() == '"' {
+		s.setString(dst, v)
+		return
+	}
 	if len(v) >= largeString {
 		s.setLarge(dst, v.Text)
 		return
@@ -340,9 +383,9 @@ func decodeResource(ctx context.Context, body []byte, res resource) error {
 	d := newDecoder(ctx, body[:span.End])
 	d.r.Seek(span.Start, 0) // the body was validated whole
 	d.decodeObject(res)
-	if d.stopped != nil {
+	if err := cmp.Or(d.stopped, d.overBudget); err != nil {
 		res.reset()
-		return d.stopped
+		return err
 	}
 	return nil
 }
@@ -452,10 +495,10 @@ func decodeArray[T any, PT resourcePtr[T]](d *decoder, maxItems int) ([]*T, erro
 			continue
 		}
 		if c := d.r.Peek(); c != '{' {
-			return nil, d.skipElements(notObject(index, c))
+			return nil, d.abandon(notObject(index, c), true)
 		}
 		if len(list) == maxItems {
-			return nil, d.skipElements(tooManyItems(maxItems))
+			return nil, d.abandon(tooManyItems(maxItems), true)
 		}
 		if len(chunk) == 0 {
 			n := min(estimateItems(len(d.data)-d.r.Pos(), d.r.Pos()-first, len(list)), maxItems-len(list))
@@ -471,21 +514,12 @@ func decodeArray[T any, PT resourcePtr[T]](d *decoder, maxItems int) ([]*T, erro
 		if d.r.Failed() || d.stopped != nil {
 			return nil, nil
 		}
+		if d.overBudget != nil {
+			return nil, d.abandon(d.overBudget, false)
+		}
 		list = append(list, item)
 	}
 	return list, nil
-}
-
-// skipElements validates the elements left in the array at d's reader,
-// the reader at one of them, allocating nothing, and returns err.
-func (d *decoder) skipElements(err error) error {
-	for more := true; more; more = d.r.ArrayNext() {
-		if d.done() {
-			return nil
-		}
-		d.r.Value()
-	}
-	return err
 }
 
 // estimateItems guesses how many items the remaining bytes hold from the
@@ -514,7 +548,9 @@ func (d *decoder) decodeObject(res resource) {
 		if d.r.Failed() || d.done() {
 			return
 		}
-		res.setField(d, key, val)
+		if d.overBudget == nil {
+			res.setField(d, key, val)
+		}
 	}
 	d.flush()
 	*res.rawJSON() = rawJSON{body: &d.data, start: start, end: d.r.Pos()}
@@ -538,6 +574,10 @@ func unmarshalResource(data []byte, res resource) error {
 	if !d.r.Done() {
 		res.reset()
 		return errMalformed
+	}
+	if d.overBudget != nil {
+		res.reset()
+		return d.overBudget
 	}
 	return nil
 }

@@ -105,7 +105,10 @@ var decodeMemShapes = []decodeMemShape{
 	{`{"data":[{},...]}`, listOf(`{"data":[`, "{}", "]}"), listContentPlans},
 	{`{"data":[{"id":"a"},...]}`, listOf(`{"data":[`, `{"id":"a"}`, "]}"), listContentPlans},
 	{`{"data":[],"k0":0,...}`, envelopeKeys, listContentPlans},
-	{`{"id":"a","name":"aaa..."}`, singleString, createWorkspace},
+	{`[{"name":"\xff x200"},...]`, listOf("[", `{"name":"`+strings.Repeat("\xff", 200)+`"}`, "]"), listContentPlans},
+	{`{"id":"a","name":"aaa..."}`, singleString("a"), createWorkspace},
+	{`{"id":"a","name":"\xff\xff..."}`, singleString("\xff"), createWorkspace},
+	{`{"id":"a","name":"\n\n..."}`, singleString(`\n`), createWorkspace},
 	{"[1,...] into []int", listOf("[", "1", "]"), doInts},
 	{"[{},...] into []map", listOf("[", "{}", "]"), doMaps},
 }
@@ -149,10 +152,13 @@ func envelopeKeys(capBytes int64) []byte {
 	return b.Bytes()
 }
 
-// singleString is one resource whose name fills the body.
-func singleString(capBytes int64) []byte {
-	const open, end = `{"id":"a","name":"`, `"}`
-	return []byte(open + strings.Repeat("a", int(capBytes)-len(open)-len(end)) + end)
+// singleString returns one resource whose name, of repeated unit, fills
+// the body.
+func singleString(unit string) func(int64) []byte {
+	return func(capBytes int64) []byte {
+		const open, end = `{"id":"a","name":"`, `"}`
+		return []byte(open + strings.Repeat(unit, (int(capBytes)-len(open)-len(end))/len(unit)) + end)
+	}
 }
 
 func listContentPlans(ctx context.Context, c *seoapi.Client) (int, any, error) {

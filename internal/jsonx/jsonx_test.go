@@ -274,3 +274,33 @@ func TestFieldsIndexesAtMostMaxFields(t *testing.T) {
 		t.Fatalf("%v", dup)
 	}
 }
+
+// FuzzString holds String, AppendString and StringLen to encoding/json's
+// decoding of a JSON string, invalid UTF-8 and surrogates included.
+func FuzzString(f *testing.F) {
+	for _, seed := range []string{
+		`"abc"`, `"a\u00e9\n"`, "\"\xff\xfe\"", `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`,
+		`"\ud83d\u0041"`, `"\/\b\f\r\t\"\\"`, `"\x"`, `"\u12"`, "\"\x01\"", `"a"b"`, "\"\xed\xa0\x80\"", `"é"`, `"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var want string
+		wantOK := json.Unmarshal(in, &want) == nil && len(in) > 0 && in[0] == '"' && in[len(in)-1] == '"'
+		if !wantOK {
+			want = "" // a Value is one value, without white space around it
+		}
+		got, ok := Value(in).String()
+		if ok != wantOK || got != want {
+			t.Fatalf("String(%q) = %q, %v; encoding/json %q, %v", in, got, ok, want, wantOK)
+		}
+		n, ok := Value(in).StringLen()
+		if ok != wantOK || n != len(want) {
+			t.Fatalf("StringLen(%q) = %d, %v; want %d, %v", in, n, ok, len(want), wantOK)
+		}
+		app, ok := Value(in).AppendString([]byte("x"))
+		if ok != wantOK || (ok && string(app) != "x"+want) || (!ok && string(app) != "x") {
+			t.Fatalf("AppendString(%q) = %q, %v", in, app, ok)
+		}
+	})
+}
