@@ -111,6 +111,7 @@ var decodeMemShapes = []decodeMemShape{
 	{`{"id":"a","name":"\n\n..."}`, singleString(`\n`), createWorkspace},
 	{"[1,...] into []int", listOf("[", "1", "]"), doInts},
 	{"[{},...] into []map", listOf("[", "{}", "]"), doMaps},
+	{"[{},...] at the default item limit, padded, into []map", atItemLimit, doMaps},
 }
 
 // listOf returns a body of open, then as many items as fit, then close.
