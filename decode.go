@@ -90,11 +90,12 @@ func defaultMaxItems(n int, maxBytes int64) int {
 // ErrUnexpectedResponse. It fails NewClient with ErrInvalidArgument when n
 // is not positive. The default is one item per 128 bytes of the response
 // cap (WithMaxResponseBytes): 262 144 at the default 32 MiB, 8 192 at
-// 1 MiB. With it, whatever a 2xx body holds, a call's heap stays within 4
-// times the response cap; a larger n lets a list of small items take more.
-// The limit counts the resources of a list (null elements, skipped, do not
-// count) and the elements of the list a caller's own slice type is decoded
-// from by encoding/json.
+// 1 MiB. With it, whatever a 2xx body holds, a call that decodes into the
+// SDK's types allocates at most 4 times the response cap in all (see
+// docs/decoding.md); a larger n lets a list of small items take more. The
+// limit counts the resources of a list (null elements, skipped, do not
+// count), and the elements of a list that Client.Do decodes into a
+// caller's own slice type, before encoding/json decodes them.
 func WithMaxItems(n int) Option {
 	return func(cfg *clientConfig) {
 		if n <= 0 {
@@ -147,8 +148,9 @@ var errNilResource = errors.New("cannot decode into a nil resource pointer")
 // anything else is decoded by encoding/json.
 //
 // A list of more than maxItems elements fails with errTooManyItems, a list
-// element that is neither an object nor null with errNotObject (invalid
-// JSON anywhere in the body fails with errMalformed instead of either).
+// element that is neither an object nor null with errNotObject, a body
+// whose strings decode to more bytes than it holds with errStringsTooLong
+// (invalid JSON anywhere in the body fails with errMalformed instead).
 // When ctx ends during a long decode, decodeBody returns ctx's error,
 // wrapped.
 //

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // testMaxItems is the item limit of a client with the default response
@@ -182,6 +183,21 @@ func TestDecodeIntoNilResource(t *testing.T) {
 	resp := &Response{Response: &http.Response{}}
 	if err := decodeBody(context.Background(), []byte(`{"id":"a"}`), p, resp, testMaxItems); err == nil {
 		t.Fatal("decoding into a nil *Project succeeded")
+	}
+}
+
+// The default item limit gives each item 128 bytes of the response cap on
+// the ground that no resource takes more than 160 bytes with its pointer,
+// so that a list's items take at most 1.25 times the cap.
+func TestResourcesFitTheItemBudget(t *testing.T) {
+	t.Parallel()
+	for _, size := range []uintptr{
+		unsafe.Sizeof(Project{}), unsafe.Sizeof(Workspace{}), unsafe.Sizeof(Member{}),
+		unsafe.Sizeof(ContentPlan{}), unsafe.Sizeof(Competitor{}), unsafe.Sizeof(APIKey{}),
+	} {
+		if size+unsafe.Sizeof(uintptr(0)) > 160 {
+			t.Errorf("a resource of %d bytes: the default item limit (bytesPerItem) no longer keeps a list within 1.25 times the cap", size)
+		}
 	}
 }
 
