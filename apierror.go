@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,7 +20,7 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 		Method:     req.Method,
 		URL:        redactedURL(req),
 		RequestID:  a.requestID,
-		Body:       clean[:min(len(clean), maxErrorBody)],
+		Body:       capErrorBody(clean),
 		Header:     resp.Header,
 		Attempts:   call.attempts,
 	}
@@ -27,6 +28,15 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 		e.RetryAfter = d
 	}
 	return e
+}
+
+// capErrorBody returns at most maxErrorBody bytes of body, copied when
+// cut so that the error does not keep a large body alive.
+func capErrorBody(body []byte) []byte {
+	if len(body) <= maxErrorBody {
+		return body
+	}
+	return bytes.Clone(body[:maxErrorBody])
 }
 
 // statusError is the error of a response whose status is not 2xx.

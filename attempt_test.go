@@ -3,7 +3,9 @@ package seoapi_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,4 +56,35 @@ func TestEchoedKeyLeavesNoHeaderOfTheResponse(t *testing.T) {
 		}
 		assert.Equal(t, "Bearer [REDACTED]", resp.Header.Get("X-Echo-Authorization"))
 	}
+}
+
+// cancelingTransport answers every request with body and ends the call's
+// context as it hands the answer over: the decoding that follows meets an
+// ended context.
+type cancelingTransport struct {
+	body   string
+	cancel context.CancelFunc
+}
+
+func (t cancelingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	t.cancel()
+	return &http.Response{
+		StatusCode: 200, Status: "200 OK", Header: http.Header{"Content-Type": {"application/json"}},
+		Body: io.NopCloser(strings.NewReader(t.body)), ContentLength: int64(len(t.body)), Request: req,
+	}, nil
+}
+
+// TestContextEndedInDecodingIsTheContextsError: a long decoding cut short
+// by the caller's context fails with the context's error and no kind, as
+// any call whose context ended.
+func TestContextEndedInDecodingIsTheContextsError(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body := "[" + strings.Repeat(`{"id":"p"},`, 5000) + `{"id":"p"}]`
+	hc := &http.Client{Transport: cancelingTransport{body: body, cancel: cancel}}
+	c, err := seoapi.NewClient("https://api.example.com", testKey, seoapi.WithHTTPClient(hc))
+	require.NoError(t, err)
+	_, _, err = c.Projects.List(ctx, "ws", nil)
+	requireOneKind(t, err, context.Canceled)
 }

@@ -2,6 +2,7 @@ package seoapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -74,7 +75,11 @@ func (c *Client) run(call *callState, req *http.Request, v any) (*Response, erro
 	case v == nil:
 		return resp, nil
 	}
-	if err := decodeBody(o.answer.data, v, resp); err != nil {
+	if err := decodeBody(req.Context(), o.answer.data, v, resp, c.maxItems); err != nil {
+		if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			// The caller's context ended the decoding: its error, no kind.
+			return resp, c.failure(call, req, &outcome{err: ctxErr})
+		}
 		return resp, c.decodeError(call, req, o, err)
 	}
 	return resp, nil

@@ -47,6 +47,7 @@ type Client struct {
 	apiKey           *Secret
 	userAgent        string
 	maxResponseBytes int64
+	maxItems         int // the item limit of a list response (WithMaxItems)
 	httpClient       *http.Client
 	transport        *hopTransport
 	retry            retryPolicy
@@ -69,6 +70,7 @@ type clientConfig struct {
 	httpClient       *http.Client
 	userAgent        string
 	maxResponseBytes int64
+	maxItems         int // 0: derived from maxResponseBytes
 	insecureHTTP     bool
 	rateLimit        rateLimitConfig
 	retry            retryPolicy
@@ -180,6 +182,7 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 		apiKey:           Ptr(Secret(apiKey)),
 		userAgent:        userAgent(cfg.userAgent),
 		maxResponseBytes: cfg.maxResponseBytes,
+		maxItems:         defaultMaxItems(cfg.maxItems, cfg.maxResponseBytes),
 		retry:            cfg.retry,
 		observers:        cfg.observers,
 		redact:           redactor{secret: apiKey},

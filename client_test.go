@@ -182,7 +182,9 @@ func TestResponseBodyCap(t *testing.T) {
 	require.NotNil(t, resp)
 	assert.Equal(t, 200, resp.StatusCode)
 
-	c = newClient(t, rec.srv.URL, seoapi.WithMaxResponseBytes(int64(len(big))))
+	// 1001 items of 11 bytes: more than the default item limit of such a
+	// cap (one per 128 bytes), so the limit is raised to fit them.
+	c = newClient(t, rec.srv.URL, seoapi.WithMaxResponseBytes(int64(len(big))), seoapi.WithMaxItems(1001))
 	list, _, err := c.Workspaces.List(context.Background(), nil)
 	require.NoError(t, err)
 	assert.Len(t, list, 1001)

@@ -1,14 +1,21 @@
 package seoapi
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 )
+
+// testMaxItems is the item limit of a client with the default response
+// cap.
+var testMaxItems = defaultMaxItems(0, DefaultMaxResponseBytes)
 
 // benchProjects is a bare array of n projects in the fake API's shape.
 func benchProjects(n int) []byte {
@@ -43,7 +50,7 @@ func BenchmarkDecodeProjects(b *testing.B) {
 			resp := &Response{Response: &http.Response{}}
 			for b.Loop() {
 				var list []*Project
-				if err := decodeBody(body, &list, resp); err != nil || len(list) != n {
+				if err := decodeBody(context.Background(), body, &list, resp, testMaxItems); err != nil || len(list) != n {
 					b.Fatal(err, len(list))
 				}
 			}
@@ -174,7 +181,89 @@ func TestDecodeIntoNilResource(t *testing.T) {
 	t.Parallel()
 	var p *Project
 	resp := &Response{Response: &http.Response{}}
-	if err := decodeBody([]byte(`{"id":"a"}`), p, resp); err == nil {
+	if err := decodeBody(context.Background(), []byte(`{"id":"a"}`), p, resp, testMaxItems); err == nil {
 		t.Fatal("decoding into a nil *Project succeeded")
+	}
+}
+
+// The default item limit gives each item 128 bytes of the response cap on
+// the ground that no resource takes more than 160 bytes with its pointer,
+// so that a list's items take at most 1.25 times the cap.
+func TestResourcesFitTheItemBudget(t *testing.T) {
+	t.Parallel()
+	for _, size := range []uintptr{
+		unsafe.Sizeof(Project{}), unsafe.Sizeof(Workspace{}), unsafe.Sizeof(Member{}),
+		unsafe.Sizeof(ContentPlan{}), unsafe.Sizeof(Competitor{}), unsafe.Sizeof(APIKey{}),
+	} {
+		if size+unsafe.Sizeof(uintptr(0)) > 160 {
+			t.Errorf("a resource of %d bytes: the default item limit (bytesPerItem) no longer keeps a list within 1.25 times the cap", size)
+		}
+	}
+}
+
+// countingContext ends at its limit-th look at Err, and counts the looks.
+type countingContext struct {
+	context.Context
+	looks, limit int
+}
+
+func (c *countingContext) Err() error {
+	c.looks++
+	if c.looks >= c.limit {
+		return context.Canceled
+	}
+	return nil
+}
+
+// A long decode ends soon after the call's context does: the context is
+// looked at every ctxCheckEvery elements or members, and the decode stops
+// at the first look that finds it ended.
+func TestDecodeStopsWhenContextEnds(t *testing.T) {
+	t.Parallel()
+	items := 50 * ctxCheckEvery
+	list := []byte("[" + strings.Repeat(`{"id":"a"},`, items-1) + `{"id":"a"}]`)
+	members := []byte(`{"id":"a"` + strings.Repeat(`,"x":1`, items) + `}`)
+	tests := []struct {
+		name string
+		body []byte
+		v    func() any
+	}{
+		{"list", list, func() any { return new([]*Project) }},
+		{"envelope", []byte(`{"data":` + string(list) + `}`), func() any { return new([]*Workspace) }},
+		{"after a non-object", []byte("[1," + string(list[1:])), func() any { return new([]*Member) }},
+		{"after the item limit", list, func() any { return new([]*APIKey) }},
+		{"single resource", members, func() any { return new(Project) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			limit := testMaxItems
+			if tt.name == "after the item limit" {
+				limit = 10
+			}
+			resp := &Response{Response: &http.Response{}}
+			ctx := &countingContext{Context: context.Background(), limit: 3}
+			err := decodeBody(ctx, tt.body, tt.v(), resp, limit)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			if ctx.looks > 3 {
+				t.Fatalf("the context was looked at %d times after it ended", ctx.looks-3)
+			}
+			// With a live context, the same body decodes (or fails for what
+			// it holds).
+			err = decodeBody(context.Background(), tt.body, tt.v(), resp, limit)
+			if errors.Is(err, context.Canceled) {
+				t.Fatal(err)
+			}
+		})
+	}
+
+	// A caller's own type is decoded by encoding/json in one go, once the
+	// context is found live.
+	ctx := &countingContext{Context: context.Background(), limit: 1}
+	var out []map[string]any
+	if err := decodeBody(ctx, list, &out, &Response{}, testMaxItems); !errors.Is(err, context.Canceled) || out != nil {
+		t.Fatalf("err = %v, %d items", err, len(out))
 	}
 }

@@ -191,10 +191,6 @@ func TestFieldDecoding(t *testing.T) {
 			require.NoError(t, json.Unmarshal(p.Raw(), &m))
 			assert.Equal(t, "high", m["priority"])
 		}},
-		{"non-object element", `"cp_9"`, func(t *testing.T, p *seoapi.ContentPlan) {
-			assert.Empty(t, p.ID)
-			assert.Equal(t, `"cp_9"`, string(p.Raw()))
-		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

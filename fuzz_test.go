@@ -2,6 +2,7 @@ package seoapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -26,7 +27,7 @@ func FuzzDecodeList(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var projects []*Project
 		resp := &Response{Response: &http.Response{}}
-		err := decodeBody(body, &projects, resp)
+		err := decodeBody(context.Background(), body, &projects, resp, testMaxItems)
 		checkValidation(t, body, err)
 		if err != nil {
 			return
@@ -40,7 +41,15 @@ func FuzzDecodeList(f *testing.F) {
 			}
 		}
 		var keys []*APIKey
-		_ = decodeBody(body, &keys, resp)
+		_ = decodeBody(context.Background(), body, &keys, resp, testMaxItems)
+		// At a limit of two items, invalid JSON still fails as malformed
+		// and valid JSON never does; no more than two items are made.
+		var few []*Project
+		err = decodeBody(context.Background(), body, &few, resp, 2)
+		checkValidation(t, body, err)
+		if err == nil && len(few) > 2 {
+			t.Fatalf("%d items past a limit of 2", len(few))
+		}
 	})
 }
 
@@ -54,7 +63,7 @@ func FuzzDecodeSingle(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var k APIKey
 		resp := &Response{Response: &http.Response{}}
-		err := decodeBody(body, &k, resp)
+		err := decodeBody(context.Background(), body, &k, resp, testMaxItems)
 		checkValidation(t, body, err)
 		if err != nil {
 			return
@@ -63,7 +72,7 @@ func FuzzDecodeSingle(f *testing.F) {
 			t.Fatal("raw larger than the body")
 		}
 		var p Project
-		_ = decodeBody(body, &p, resp)
+		_ = decodeBody(context.Background(), body, &p, resp, testMaxItems)
 	})
 }
 

@@ -19,8 +19,8 @@ package jsonx
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -208,13 +208,11 @@ func unescapeKey(raw []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return raw
 	}
-	var s string
-	quoted := make([]byte, 0, len(raw)+2)
-	quoted = append(append(append(quoted, '"'), raw...), '"')
-	if json.Unmarshal(quoted, &s) != nil {
+	key, ok := appendUnquoted(make([]byte, 0, len(raw)), raw)
+	if !ok {
 		return raw
 	}
-	return []byte(s)
+	return key
 }
 
 // EachElement calls fn for each element of the array v. It stops early
@@ -254,11 +252,31 @@ func EachElement(v Value, fn func(elem Value) bool) bool {
 	return false
 }
 
+// CountElements returns how many elements the array v holds, counting no
+// further than limit+1, so that a caller can tell a list over limit from
+// one within it in time proportional to the first limit+1 elements. It
+// does not validate: check v first (ValidList). It returns 0 when v is not
+// an array.
+func CountElements(v Value, limit int) int {
+	n := 0
+	EachElement(v, func(Value) bool {
+		n++
+		return n <= limit
+	})
+	return n
+}
+
 // Object is the members of a JSON object by normalised key (see
 // NormalizeKey); where two keys normalise alike, the first wins.
 type Object map[string]Value
 
-// Fields indexes the members of object v in one pass. It returns an empty
+// MaxFields is how many distinct keys Fields indexes: an object with more
+// (no envelope or error body the SDK reads has nearly as many) costs no
+// more memory than that many.
+const MaxFields = 256
+
+// Fields indexes the members of object v in one pass, up to MaxFields
+// distinct keys; members after those are not indexed. It returns an empty
 // Object when v is not an object.
 func Fields(v Value) Object {
 	o := Object{}
@@ -266,7 +284,7 @@ func Fields(v Value) Object {
 		if _, dup := o[string(key)]; !dup {
 			o[string(key)] = val
 		}
-		return true
+		return len(o) < MaxFields
 	})
 	return o
 }
@@ -281,7 +299,9 @@ func (o Object) Get(names ...string) (Value, bool) {
 	return nil, false
 }
 
-// String returns v as a Go string when it is a JSON string.
+// String returns v as a Go string when it is a JSON string, decoded as
+// encoding/json decodes it (invalid UTF-8 and lone surrogates become
+// U+FFFD), in one allocation of the string's length.
 func (v Value) String() (string, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return "", false
@@ -295,11 +315,34 @@ func (v Value) String() (string, bool) {
 			return string(inner), true
 		}
 	}
-	var s string
-	if json.Unmarshal(v, &s) != nil {
+	n, ok := unquotedLen(inner)
+	if !ok {
 		return "", false
 	}
-	return s, true
+	var b strings.Builder
+	b.Grow(n)
+	unquote(inner, func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
+	return b.String(), true
+}
+
+// StringLen returns the length of the string String returns, without
+// allocating, and whether v is a JSON string. Escapes make a string
+// shorter than its JSON text; only invalid UTF-8 makes it longer, by two
+// bytes for each invalid byte.
+func (v Value) StringLen() (int, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return 0, false
+	}
+	inner := v[1 : len(v)-1]
+	switch plainText(inner) {
+	case plainASCII:
+		return len(inner), true
+	case plainUTF8:
+		if utf8.Valid(inner) {
+			return len(inner), true
+		}
+	}
+	return unquotedLen(inner)
 }
 
 // What plainText found in a string's content.
@@ -350,11 +393,7 @@ func (v Value) AppendString(dst []byte) ([]byte, bool) {
 			return append(dst, inner...), true
 		}
 	}
-	s, ok := v.String()
-	if !ok {
-		return dst, false
-	}
-	return append(dst, s...), true
+	return appendUnquoted(dst, inner)
 }
 
 // AppendText appends what Text returns to dst, reporting false, leaving

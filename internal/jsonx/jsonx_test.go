@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +228,79 @@ func TestReaderNestingLimitCountsOuterContainers(t *testing.T) {
 		}
 		assert.Equal(t, json.Valid(body), r.Done(), "inner depth %d", inner)
 	}
+}
+
+func TestCountElements(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		list        string
+		limit, want int
+	}{
+		{`[]`, 5, 0},
+		{` [ ] `, 5, 0},
+		{`[1,"a",{"b":[1,2]},[3,4],null]`, 10, 5},
+		{`[1,2,3,4,5,6]`, 3, 4}, // counts no further than limit+1
+		{`[1,2,3]`, 3, 3},
+		{`{"a":[1]}`, 3, 0},
+	}
+	for _, tt := range tests {
+		if got := CountElements(Value(tt.list), tt.limit); got != tt.want {
+			t.Errorf("CountElements(%s, %d) = %d, want %d", tt.list, tt.limit, got, tt.want)
+		}
+	}
+}
+
+func TestFieldsIndexesAtMostMaxFields(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	b.WriteString(`{"next":"c"`)
+	for i := range 2 * MaxFields {
+		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+	}
+	b.WriteString(`,"late":1}`)
+	o := Fields(Value(b.String()))
+	if len(o) != MaxFields {
+		t.Fatalf("%d keys indexed, want %d", len(o), MaxFields)
+	}
+	if v, ok := o.Get("next"); !ok || string(v) != `"c"` {
+		t.Fatalf("next = %s, %v", v, ok)
+	}
+	if _, ok := o.Get("late"); ok {
+		t.Fatal("a member past MaxFields was indexed")
+	}
+	// Duplicates do not count toward the limit.
+	dup := Fields(Value(`{"a":1,"a":2,"A":3,"b":4}`))
+	if len(dup) != 2 || string(dup["a"]) != "1" {
+		t.Fatalf("%v", dup)
+	}
+}
+
+// FuzzString holds String, AppendString and StringLen to encoding/json's
+// decoding of a JSON string, invalid UTF-8 and surrogates included.
+func FuzzString(f *testing.F) {
+	for _, seed := range []string{
+		`"abc"`, `"a\u00e9\n"`, "\"\xff\xfe\"", `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83dx"`, `"\ude00\ud83d"`,
+		`"\ud83d\u0041"`, `"\/\b\f\r\t\"\\"`, `"\x"`, `"\u12"`, "\"\x01\"", `"a"b"`, "\"\xed\xa0\x80\"", `"é"`, `"`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		var want string
+		wantOK := json.Unmarshal(in, &want) == nil && len(in) > 0 && in[0] == '"' && in[len(in)-1] == '"'
+		if !wantOK {
+			want = "" // a Value is one value, without white space around it
+		}
+		got, ok := Value(in).String()
+		if ok != wantOK || got != want {
+			t.Fatalf("String(%q) = %q, %v; encoding/json %q, %v", in, got, ok, want, wantOK)
+		}
+		n, ok := Value(in).StringLen()
+		if ok != wantOK || n != len(want) {
+			t.Fatalf("StringLen(%q) = %d, %v; want %d, %v", in, n, ok, len(want), wantOK)
+		}
+		app, ok := Value(in).AppendString([]byte("x"))
+		if ok != wantOK || (ok && string(app) != "x"+want) || (!ok && string(app) != "x") {
+			t.Fatalf("AppendString(%q) = %q, %v", in, app, ok)
+		}
+	})
 }
