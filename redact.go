@@ -18,14 +18,22 @@ type redactor struct {
 // bytes returns b with every form of the secret replaced by [REDACTED];
 // b itself is returned when it holds none.
 func (r redactor) bytes(b []byte) []byte {
-	first := r.firstMatch(b)
+	out, _ := r.bytesSteps(b)
+	return out
+}
+
+// bytesSteps is bytes, also returning how many encodings it tried: the
+// work, which tests hold in proportion to the size of b.
+func (r redactor) bytesSteps(b []byte) ([]byte, int) {
+	steps := 0
+	first := r.firstMatch(b, &steps)
 	if first < 0 {
-		return b
+		return b, steps
 	}
 	out := make([]byte, 0, len(b))
 	for i := 0; i < len(b); {
 		if i >= first {
-			if n := r.matchAt(b, i); n > 0 {
+			if n := r.matchAt(b, i, &steps); n > 0 {
 				out = append(out, redacted...)
 				i += n
 				continue
@@ -34,7 +42,7 @@ func (r redactor) bytes(b []byte) []byte {
 		out = append(out, b[i])
 		i++
 	}
-	return out
+	return out, steps
 }
 
 // string is bytes for a string.
@@ -85,11 +93,12 @@ func (r redactor) firstMatchString(s string) int {
 	if !strings.ContainsAny(s, `\%&`) {
 		return -1
 	}
-	return r.firstMatch([]byte(s))
+	var steps int
+	return r.firstMatch([]byte(s), &steps)
 }
 
 // firstMatch returns the offset of the first form of the secret in b, or -1.
-func (r redactor) firstMatch(b []byte) int {
+func (r redactor) firstMatch(b []byte, steps *int) int {
 	if r.secret == "" {
 		return -1
 	}
@@ -104,7 +113,7 @@ func (r redactor) firstMatch(b []byte) int {
 		if c != '\\' && c != '%' && c != '&' && rune(c) != first && c < utf8.RuneSelf {
 			continue
 		}
-		if r.matchAt(b, i) > 0 {
+		if r.matchAt(b, i, steps) > 0 {
 			return i
 		}
 	}
@@ -113,8 +122,8 @@ func (r redactor) firstMatch(b []byte) int {
 
 // matchAt returns the length of the form of the secret that starts at b[i],
 // or 0.
-func (r redactor) matchAt(b []byte, i int) int {
-	if n, ok := matchFrom(b[i:], r.secret); ok {
+func (r redactor) matchAt(b []byte, i int, steps *int) int {
+	if n, ok := matchFrom(b[i:], r.secret, steps); ok {
 		return n
 	}
 	return 0
@@ -124,14 +133,15 @@ func (r redactor) matchAt(b []byte, i int) int {
 // encodings, trying every encoding in turn (a secret holding '&', '%' or
 // '\' must not stop at the literal byte that starts an escape). It
 // returns how many bytes of b the match took.
-func matchFrom(b []byte, secret string) (int, bool) {
+func matchFrom(b []byte, secret string, steps *int) (int, bool) {
 	if secret == "" {
 		return 0, true
 	}
 	want, size := utf8.DecodeRuneInString(secret)
 	lengths, count := encodedLengths(b, want)
+	*steps++
 	for _, n := range lengths[:count] {
-		if rest, ok := matchFrom(b[n:], secret[size:]); ok {
+		if rest, ok := matchFrom(b[n:], secret[size:], steps); ok {
 			return n + rest, true
 		}
 	}
