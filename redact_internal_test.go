@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // The redactor's benchmarks: a clean body (the common case, which must
@@ -91,6 +93,43 @@ func BenchmarkRedactString(b *testing.B) {
 	for b.Loop() {
 		for _, v := range values {
 			r.string(v)
+		}
+	}
+}
+
+// TestRedactorWorkIsLinear holds the redactor's work (the encodings it
+// tries, counted, not timed) within len(body) × (len(key)+1) for keys and
+// bodies built to make a matcher backtrack: before issue 17 item 7 the
+// backslash near miss took 38 ms at 20 backslashes and did not finish at
+// 40. The sizes ascend so that an exponential matcher fails at a small one
+// instead of hanging at a large one.
+func TestRedactorWorkIsLinear(t *testing.T) {
+	t.Parallel()
+	type work struct {
+		name      string
+		key, body string
+	}
+	var cases []work
+	for _, n := range []int{4, 8, 12, 16, 20, 40, 1000} {
+		key, body := backslashCase(n)
+		cases = append(cases, work{fmt.Sprintf("backslash near miss %d", n), key, string(body)})
+	}
+	for _, n := range []int{8, 16, 64, 1000} {
+		cases = append(cases,
+			work{fmt.Sprintf("backslashes only %d", n), strings.Repeat(`\`, n) + "z", strings.Repeat(`\\`, 3*n)},
+			work{fmt.Sprintf("percents %d", n), strings.Repeat("%", n) + "z", strings.Repeat("%25", 2*n) + "%"},
+			work{fmt.Sprintf("ampersands %d", n), strings.Repeat("&", n) + "z", strings.Repeat("&amp;&", n) + "y"},
+			work{fmt.Sprintf("repeated near misses %d", n), "sk_" + strings.Repeat(`\`, 8) + "z",
+				strings.Repeat(`sk_`+strings.Repeat(`\\`, 8)+`y `, n)},
+		)
+	}
+	for _, c := range cases {
+		r := redactor{secret: c.key}
+		out, steps := r.bytesSteps([]byte(c.body))
+		bound := len(c.body) * (len(c.key) + 1)
+		require.LessOrEqual(t, steps, bound, "%s: %d steps for a %d-byte body and a %d-byte key", c.name, steps, len(c.body), len(c.key))
+		if strings.Contains(c.name, "near miss") {
+			require.Equal(t, c.body, string(out), c.name)
 		}
 	}
 }
