@@ -220,45 +220,47 @@ type scanner struct {
 	threads *threads
 }
 
-// threads are the partial matches under way in a simulation: slot
-// p%ringSize holds those that reached offset p of the text, each a position
-// in the secret (a byte index) with the leftmost start that reached it.
+// threads are the partial matches under way in a simulation: for each
+// offset p of the text, in slot p%ringSize, the positions in the secret (a
+// byte index) that a thread reached at p, with the leftmost start that
+// reached each.
 type threads struct {
-	slots [ringSize]struct {
-		at    []int // positions in the secret, in the order they were reached
-		start []int // start[k] is 1 + the leftmost start that reached k, or 0
-	}
-	live int // threads in all slots
+	at    [ringSize][]int // positions, in the order they were reached
+	start [ringSize][]int // start[s][k] is 1 + the leftmost start that reached k, or 0
+	live  int             // threads in all slots
+	size  int             // positions each slot has room for
 }
 
 // add records that the text from start matched the secret up to position
 // k, ending at offset p: a new thread, or an earlier start for one already
 // there (the two have the same future).
 func (t *threads) add(p, k, start int) {
-	slot := &t.slots[p%ringSize]
-	switch old := slot.start[k]; {
+	s := p % ringSize
+	switch old := t.start[s][k]; {
 	case old == 0:
-		slot.start[k] = start + 1
-		slot.at = append(slot.at, k)
+		t.start[s][k] = start + 1
+		t.at[s] = append(t.at[s], k)
 		t.live++
 	case start+1 < old:
-		slot.start[k] = start + 1
+		t.start[s][k] = start + 1
 	}
 }
 
-// threadsFor returns sc's threads, empty and sized for a secret of n bytes.
+// threadsFor returns sc's threads, empty and with room for a secret of n
+// bytes: two arrays, each slot a fixed part of them, so that no append
+// ever grows one.
 func (sc *scanner) threadsFor(n int) *threads {
-	if sc.threads == nil {
-		sc.threads = new(threads)
+	if t := sc.threads; t != nil && t.size > n {
+		return t // empty: run leaves every slot empty
 	}
-	t := sc.threads
-	for i := range t.slots {
-		if s := &t.slots[i]; cap(s.start) > n {
-			s.start = s.start[:n+1] // all zero: run leaves every slot empty
-		} else {
-			s.start = make([]int, n+1)
-		}
+	size := n + 1
+	t := &threads{size: size}
+	at, start := make([]int, ringSize*size), make([]int, ringSize*size)
+	for s := range ringSize {
+		lo, hi := s*size, (s+1)*size
+		t.at[s], t.start[s] = at[lo:lo:hi], start[lo:hi:hi]
 	}
+	sc.threads = t
 	return t
 }
 
@@ -324,10 +326,10 @@ func (sc *scanner) run(b []byte, p int, secret string) (start, end, resume int) 
 				t.add(p, 0, p)
 			}
 		}
-		slot := &t.slots[p%ringSize]
-		for _, k := range slot.at {
-			from := slot.start[k] - 1
-			slot.start[k] = 0
+		s := p % ringSize
+		for _, k := range t.at[s] {
+			from := t.start[s][k] - 1
+			t.start[s][k] = 0
 			t.live--
 			if start >= 0 && from > start {
 				continue // a form further left is already found
@@ -344,7 +346,7 @@ func (sc *scanner) run(b []byte, p int, secret string) (start, end, resume int) 
 				}
 			}
 		}
-		slot.at = slot.at[:0]
+		t.at[s] = t.at[s][:0]
 		if t.live == 0 {
 			return start, end, p + 1
 		}

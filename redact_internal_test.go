@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -132,4 +136,314 @@ func TestRedactorWorkIsLinear(t *testing.T) {
 			require.Equal(t, c.body, string(out), c.name)
 		}
 	}
+}
+
+// TestRedactorForms holds which text the redactor replaces: the leftmost
+// form of the secret and, of those starting there, the longest, each
+// character in any encoding.
+func TestRedactorForms(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, key, text, want string
+	}{
+		{"raw", "sk_live_1234", "a sk_live_1234 b", "a [REDACTED] b"},
+		{"each character differently", "sk_a/b", `sk\u005F%61&#47;&#x62;`, "[REDACTED]"},
+		{"JSON \\/ and \\\\", `sk/\x`, `"sk\/\\x"`, `"[REDACTED]"`},
+		{"percent-encoded UTF-8", "sk_ü", "sk_%C3%BC", "[REDACTED]"},
+		{"named references", `a&<"'/\`, `a&amp;&lt;&quot;&apos;&sol;&bsol;`, "[REDACTED]"},
+		{"a trailing backslash takes its escape", `key\`, `"key\\"`, `"[REDACTED]"`},
+		{"a trailing percent takes its escape", `key%`, `key%25 x`, `[REDACTED] x`},
+		{"a trailing ampersand takes its reference", `key&`, `key&amp; x`, `[REDACTED] x`},
+		{"backslashes as escapes", `sk\\z`, `sk\\\\z`, `[REDACTED]`},
+		{"backslashes mixed", `sk\\\z`, `sk\\\u005C\z`, `[REDACTED]`},
+		{"overlapping: leftmost wins", "abab", "ababab", "[REDACTED]ab"},
+		{"adjacent", "abc", "abcabc", "[REDACTED][REDACTED]"},
+		{"near miss left alone", `sk\\\z`, `sk\\\\\\y`, `sk\\\\\\y`},
+		{"a later start's shorter form loses to an earlier start", `&a&`, `&amp;a&amp;a&`, `[REDACTED]a&`},
+		{"cut escape", "sk_live_1234", `sk_live_123\u00`, `sk_live_123\u00`},
+		{"empty text", "sk", "", ""},
+		{"empty key", "", "anything", "anything"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := redactor{secret: tc.key}
+			assert.Equal(t, tc.want, r.string(tc.text))
+			assert.Equal(t, tc.want, string(r.bytes([]byte(tc.text))))
+		})
+	}
+}
+
+// TestRedactorWith holds what a redactor with more secrets replaces: each
+// of them in every form, overlapping forms as one, and never a secret too
+// short to be told from ordinary text.
+func TestRedactorWith(t *testing.T) {
+	t.Parallel()
+	base := redactor{secret: "sk_live_key_0001"}
+	for _, tc := range []struct {
+		name    string
+		secrets []string
+		text    string
+		want    string
+	}{
+		{"none", nil, "sk_live_key_0001 new_secret_42", "[REDACTED] new_secret_42"},
+		{"one", []string{"new_secret_42"}, "sk_live_key_0001 new_secret_42", "[REDACTED] [REDACTED]"},
+		{"encoded", []string{"new/secret+42"}, `{"key":"new\/secret+42","k2":"new%2Fsecret%2B42"}`, `{"key":"[REDACTED]","k2":"[REDACTED]"}`},
+		{"several", []string{"secret_one_1", "secret_two_2"}, "secret_two_2 x secret_one_1", "[REDACTED] x [REDACTED]"},
+		{"overlapping become one", []string{"0001 overlap", "lap and more"}, "sk_live_key_0001 overlap and more!", "[REDACTED]!"},
+		{"one inside another", []string{"live_key"}, "a sk_live_key_0001 b live_key", "a [REDACTED] b [REDACTED]"},
+		{"short ones ignored", []string{"", "a", "1234567"}, "a 1234567 b", "a 1234567 b"},
+		{"eight bytes redacted", []string{"12345678"}, "a 12345678 b", "a [REDACTED] b"},
+		{"the key again", []string{"sk_live_key_0001", "sk_live_key_0001"}, "sk_live_key_0001", "[REDACTED]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := base.with(tc.secrets...)
+			assert.Equal(t, tc.want, r.string(tc.text))
+			assert.Equal(t, tc.want, string(r.bytes([]byte(tc.text))))
+			got := r.header(http.Header{"X-Echo": {tc.text}})
+			assert.Equal(t, tc.want, got.Get("X-Echo"))
+		})
+	}
+	t.Run("with leaves the redactor it extends alone", func(t *testing.T) {
+		t.Parallel()
+		a := base.with("secret_one_1")
+		b := a.with("secret_two_2")
+		c := a.with("secret_three")
+		assert.Equal(t, []string{"secret_one_1"}, a.extra)
+		assert.Equal(t, []string{"secret_one_1", "secret_two_2"}, b.extra)
+		assert.Equal(t, []string{"secret_one_1", "secret_three"}, c.extra)
+		assert.Equal(t, "secret_two_2", base.string("secret_two_2"))
+	})
+}
+
+// TestSecretValues holds which values secretValues finds in a body: those
+// of members named as APIKey's secret, at any depth, unescaped, even in a
+// body that is malformed or cut short.
+func TestSecretValues(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 64<<10)
+	var many strings.Builder
+	for i := range maxSecretValues + 1 {
+		fmt.Fprintf(&many, `{"token":"secret_%02d"},`, i)
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		want []string
+		all  bool
+	}{
+		{"none", `{"error":"boom","code":"internal"}`, nil, true},
+		{"empty body", ``, nil, true},
+		{"not JSON", `<html>key: sk_x</html>`, nil, true},
+		{"top level", `{"id":"k1","key":"sk_new_1"}`, []string{"sk_new_1"}, true},
+		{"every name", `{"key":"v1","apiKey":"v2","api_key":"v3","API-KEY":"v4","Token":"v5","secret":"v6"}`,
+			[]string{"v1", "v2", "v3", "v4", "v5", "v6"}, true},
+		{"nested", `{"error":{"detail":{"created":[{"secret":"deep_1"}]}},"data":{"apikey":"deep_2"}}`,
+			[]string{"deep_1", "deep_2"}, true},
+		{"escaped name", `{"\u006bey":"v1","to\u006Ben":"v2"}`, []string{"v1", "v2"}, true},
+		{"escaped value", `{"key":"sk\/new\u005f\"1\\"}`, []string{`sk/new_"1\`}, true},
+		{"bad escape kept as is", `{"key":"sk\qnew"}`, []string{`sk\qnew`}, true},
+		{"spaces", "{ \"key\" :\n\t\"v1\" }", []string{"v1"}, true},
+		{"other names ignored", `{"keys":"a","tokenId":"b","secretary":"c","name":"key","value":"token"}`, nil, true},
+		{"value named key is not a name", `["key","sk_x"]`, nil, true},
+		{"not strings", `{"key":123,"token":null,"secret":{"id":"s1"},"apiKey":["a"]}`, nil, true},
+		{"repeats and placeholders", `{"key":"v1","token":"v1","secret":"","apiKey":"[REDACTED]"}`, []string{"v1"}, true},
+		{"malformed before", `{"error":oops,"key":"v1"}`, []string{"v1"}, true},
+		{"cut in the value", `{"error":"boom","key":"sk_new_12`, []string{"sk_new_12"}, true},
+		{"cut in an escape", `{"key":"sk_new\u00`, []string{"sk_new"}, true},
+		{"cut after a backslash", `{"key":"sk_new\`, []string{"sk_new"}, true},
+		{"cut after a name", `{"key":`, nil, true},
+		{"cut in a name", `{"ke`, nil, true},
+		{"long value", `{"key":"` + long + `"}`, []string{long}, true},
+		{"too many", "[" + many.String() + "]", func() []string {
+			var v []string
+			for i := range maxSecretValues {
+				v = append(v, fmt.Sprintf("secret_%02d", i))
+			}
+			return v
+		}(), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, all := secretValues([]byte(tc.body))
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.all, all)
+		})
+	}
+}
+
+// TestWithSecretsIn holds the building block of issue 17 item 6: an error
+// body holding a created key's secret is cleaned of it in every form, and
+// one whose secrets cannot be redacted is reported as one to withhold.
+func TestWithSecretsIn(t *testing.T) {
+	t.Parallel()
+	base := redactor{secret: "sk_live_key_0001"}
+	const secret = `sk_new/+<&>"x_9`
+	for _, tc := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"JSON as Go writes it", `{"error":"internal","key":{"id":"k1","key":"sk_new\/+\u003c\u0026\u003e\"x_9"},"echo":"sk_new/+<&>\"x_9"}`, true},
+		{"percent-encoded elsewhere", `{"token":"sk_new/+<&>\"x_9","retry":"/keys?t=sk_new%2F%2B%3C%26%3E%22x_9"}`, true},
+		{"cut short", `{"detail":"sk_new/+<&>\"x_9","secret":"sk_new/+<&>\"x_9`, true},
+		{"too short to redact", `{"key":"abc","note":"sk_new/+<&>\"x_9"}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, ok := base.withSecretsIn([]byte(tc.body))
+			assert.Equal(t, tc.ok, ok)
+			if !ok {
+				return
+			}
+			clean := string(r.bytes([]byte(tc.body)))
+			assert.Contains(t, clean, redacted)
+			for _, form := range []string{secret, `sk_new\/`, `sk_new%2F`, `x_9`} {
+				assert.NotContains(t, clean, form)
+			}
+		})
+	}
+}
+
+// TestRedactorRing holds the scanner's ring to the longest form of a
+// character the matchers accept: a thread moves at most maxFormLen bytes
+// ahead, which must stay inside the ring.
+func TestRedactorRing(t *testing.T) {
+	t.Parallel()
+	require.Less(t, maxFormLen, ringSize)
+	for _, form := range []string{"&#000128512;", "%F0%9F%98%80", "&#x01F600;"} {
+		lengths, count := encodedLengths([]byte(form+"rest"), '😀')
+		require.Equal(t, 1, count, form)
+		require.LessOrEqual(t, lengths[0], maxFormLen, form)
+	}
+	lengths, count := encodedLengths([]byte("&#0000128512;"), '😀')
+	require.Zero(t, count, "a reference longer than maxFormLen is not read: %v", lengths)
+}
+
+// refEnds adds to ends every end of a form of secret that starts at b[i],
+// trying each encoding of each character in turn: the backtracking
+// matcher the redactor had before issue 17 item 7, exponential, kept as
+// the oracle the fuzz target holds the linear one to.
+func refEnds(b []byte, i int, secret string, ends map[int]bool) {
+	if secret == "" {
+		ends[i] = true
+		return
+	}
+	want, size := utf8.DecodeRuneInString(secret)
+	lengths, count := encodedLengths(b[i:], want)
+	for _, n := range lengths[:count] {
+		refEnds(b, i+n, secret[size:], ends)
+	}
+}
+
+// refSpans returns the forms of secret in b as the redactor must find
+// them: from left to right, at each offset the longest form starting
+// there, the search resuming after it.
+func refSpans(b []byte, secret string) []span {
+	var spans []span
+	if secret == "" {
+		return nil
+	}
+	for i := 0; i < len(b); {
+		ends := map[int]bool{}
+		refEnds(b, i, secret, ends)
+		if len(ends) == 0 {
+			i++
+			continue
+		}
+		end := 0
+		for e := range ends {
+			end = max(end, e)
+		}
+		spans = append(spans, span{i, end})
+		i = end
+	}
+	return spans
+}
+
+// refRedact is what r.bytes must return, from refSpans of each secret,
+// overlapping spans merged.
+func refRedact(r redactor, b []byte) []byte {
+	var spans []span
+	for i := range r.count() {
+		spans = append(spans, refSpans(b, r.secretAt(i))...)
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
+	var out []byte
+	last := 0
+	for i := 0; i < len(spans); {
+		start, end := spans[i].start, spans[i].end
+		for i++; i < len(spans) && spans[i].start < end; i++ {
+			end = max(end, spans[i].end)
+		}
+		out = append(append(out, b[last:start]...), redacted...)
+		last = end
+	}
+	return append(out, b[last:]...)
+}
+
+// FuzzRedactor holds the linear redactor to the backtracking oracle on
+// small secrets (whose backtracking stays cheap), for the API key alone
+// and with a second secret, and to the bound on its work.
+func FuzzRedactor(f *testing.F) {
+	for _, seed := range []struct{ key, extra, body string }{
+		{`sk\\z`, "", `sk\\\\\\z sk\\\u005c\z sk\\\\y`},
+		{`a&b%c`, "a&b%c_two", `a&amp;b%25c a&#38;b&percnt;c a%26b%c a&b%c_two`},
+		{`&&`, "&amp;&amp;", `&amp;&amp;&amp; &&&`},
+		{`%%`, "", `%25%25%%25%2`},
+		{`ü/`, "ü/ü/ü/ü/", `%C3%BC\/ &#252;&sol; \u00FC%2f`},
+		{`abab`, "babababa", `abababababab`},
+	} {
+		f.Add(seed.key, seed.extra, []byte(seed.body))
+	}
+	f.Fuzz(func(t *testing.T, key, extra string, body []byte) {
+		if utf8.RuneCountInString(key) > 6 || len(body) > 256 || len(extra) > 16 {
+			t.Skip("the oracle backtracks: small cases only")
+		}
+		r := redactor{secret: key}
+		for _, r := range []redactor{r, r.with(extra)} {
+			got, steps := r.bytesSteps(body)
+			want := refRedact(r, body)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("secrets %q: redacted %q\ngot  %q\nwant %q", append([]string{r.secret}, r.extra...), body, got, want)
+			}
+			if bound := len(body) * (len(key) + len(extra) + 2); steps > bound {
+				t.Fatalf("%d steps for a %d-byte body, over %d", steps, len(body), bound)
+			}
+			if len(got) == len(body) && !bytes.Equal(got, body) {
+				t.Fatalf("changed without redacting: %q to %q", body, got)
+			}
+			if s := string(body); r.string(s) != string(got) || (r.holds(s) != !bytes.Equal(got, body)) {
+				t.Fatalf("string and holds disagree with bytes on %q", body)
+			}
+		}
+	})
+}
+
+// FuzzSecretValues holds secretValues to its promises on any input: no
+// panic, at most maxSecretValues values, none empty, and a body cleaned
+// with them holds none of them as they are.
+func FuzzSecretValues(f *testing.F) {
+	for _, seed := range []string{
+		`{"key":"sk_new_1","nested":{"token":"sk\/x\u0041"}}`, `{"secret":"sk_cut\u00`, `[{"apiKey":"a"},{"api_key":"bbbbbbbbbb"}]`,
+		`{"key":"\"}`, `"key":"x":"y"`, `{"key" "v"}`, `{"KEY":"sk_1234567890","key":"sk_1234567890"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		values, _ := secretValues(body)
+		if len(values) > maxSecretValues {
+			t.Fatalf("%d values", len(values))
+		}
+		r := redactor{secret: "sk_live_key_0001"}.with(values...)
+		clean := r.bytes(body)
+		for _, v := range values {
+			if v == "" {
+				t.Fatal("an empty value")
+			}
+			if len(v) >= minSecretLen && !strings.ContainsAny(v, "[]") && bytes.Contains(clean, []byte(v)) {
+				t.Fatalf("%q still holds %q", clean, v)
+			}
+		}
+	})
 }
