@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/seoapi/seoapi-go/internal/jsonx"
@@ -297,8 +298,7 @@ func (sc *scanner) next(b []byte, from int, secret string) (start, end int) {
 // secret has two readings there.
 func (sc *scanner) follow(b []byte, p int, secret string) (end int, branched bool) {
 	for k := 0; k < len(secret); {
-		want, size := utf8.DecodeRuneInString(secret[k:])
-		lengths, count := encodedLengths(b[p:], want)
+		lengths, count, size := encodedLengths(b[p:], secret[k:])
 		sc.steps++
 		switch count {
 		case 0:
@@ -334,8 +334,7 @@ func (sc *scanner) run(b []byte, p int, secret string) (start, end, resume int) 
 			if start >= 0 && from > start {
 				continue // a form further left is already found
 			}
-			want, size := utf8.DecodeRuneInString(secret[k:])
-			lengths, count := encodedLengths(b[p:], want)
+			lengths, count, size := encodedLengths(b[p:], secret[k:])
 			sc.steps++
 			for _, n := range lengths[:count] {
 				switch q := p + n; {
@@ -353,24 +352,28 @@ func (sc *scanner) run(b []byte, p int, secret string) (start, end, resume int) 
 	}
 }
 
-// encodedLengths returns the lengths of the encodings of want that b
-// starts with: the rune itself, a JSON escape, a percent-encoding, an HTML
-// character reference. There are at most two (the literal byte and an
-// escape that starts with it).
-func encodedLengths(b []byte, want rune) (lengths [2]int, count int) {
-	if got, n := utf8.DecodeRune(b); got == want && got != utf8.RuneError {
-		lengths[count] = n
+// encodedLengths returns the lengths of the forms of secret's first
+// character that b starts with: its own bytes, a JSON escape, a
+// percent-encoding, an HTML character reference; and the character's size
+// in secret. There are at most two forms (the literal byte and an escape
+// that starts with it). A byte of secret that is not UTF-8 is a character
+// of its own, written as itself, %XX, or the \ufffd or &#65533; of an
+// encoder that replaced it.
+func encodedLengths(b []byte, secret string) (lengths [2]int, count, size int) {
+	want, size := utf8.DecodeRuneInString(secret)
+	if len(b) >= size && string(b[:size]) == secret[:size] {
+		lengths[count] = size
 		count++
 	}
 	if len(b) == 0 {
-		return lengths, count
+		return lengths, count, size
 	}
 	var n int
 	switch b[0] {
 	case '\\':
 		n = matchBackslash(b, want)
 	case '%':
-		n = matchPercent(b, want)
+		n = matchPercent(b, secret[:size])
 	case '&':
 		n = matchCharRef(b, want)
 	}
@@ -378,29 +381,23 @@ func encodedLengths(b []byte, want rune) (lengths [2]int, count int) {
 		lengths[count] = n
 		count++
 	}
-	return lengths, count
+	return lengths, count, size
 }
 
-// matchPercent matches a percent-encoding of want's UTF-8 bytes:
-// %2F, or %C3%BC for ü.
-func matchPercent(b []byte, want rune) int {
-	var buf [utf8.UTFMax]byte
-	n, i := 0, 0
-	for n < len(buf) && i+3 <= len(b) && b[i] == '%' {
-		v, ok := hexValue(b[i+1 : i+3])
-		if !ok {
+// matchPercent matches a percent-encoding of the bytes of char: %2F, or
+// %C3%BC for ü.
+func matchPercent(b []byte, char string) int {
+	i := 0
+	for j := range len(char) {
+		if i+3 > len(b) || b[i] != '%' {
 			return 0
 		}
-		buf[n] = byte(v)
-		n, i = n+1, i+3
-		if r, size := utf8.DecodeRune(buf[:n]); size == n && (r != utf8.RuneError || n > 1) {
-			if r == want {
-				return i
-			}
+		if v, ok := hexValue(b[i+1 : i+3]); !ok || byte(v) != char[j] {
 			return 0
 		}
+		i += 3
 	}
-	return 0
+	return i
 }
 
 // matchBackslash matches a JSON escape: \uXXXX, or \/ \\ \" and the like.
@@ -561,12 +558,12 @@ func secretValues(body []byte) (values []string, all bool) {
 		if v == len(body) || body[v] != '"' {
 			continue // not a string: a number, an object, nothing
 		}
-		var s string
-		if end := jsonStringEnd(body, v); end > 0 {
-			s, i = stringValue(body[v:end]), end
-		} else {
-			s, i = partialStringValue(body[v+1:]), len(body)
+		end := jsonStringEnd(body, v)
+		if end < 0 {
+			end = len(body) + 1 // cut short: the value runs to the end
 		}
+		s := unescapeJSON(body[v+1 : end-1])
+		i = min(end, len(body))
 		if s == "" || s == redacted || slices.Contains(values, s) {
 			continue
 		}
@@ -621,32 +618,53 @@ func skipJSONSpace(b []byte, i int) int {
 	return i
 }
 
-// stringValue unescapes a quoted JSON string; one that is not valid JSON
-// (a bad escape, a control character) is returned as it stands.
-func stringValue(quoted []byte) string {
-	if s, ok := jsonx.Value(quoted).String(); ok {
-		return s
+// unescapeJSON returns the content of a JSON string with its escapes
+// decoded and every other byte as it stands, bytes that are not UTF-8
+// included: a JSON decoder would replace them with U+FFFD and give a value
+// the body does not hold. An escape cut off by the end of content (a body
+// cut short) ends the value; a malformed one is kept as it stands.
+func unescapeJSON(content []byte) string {
+	if bytes.IndexByte(content, '\\') < 0 {
+		return string(content)
 	}
-	return string(quoted[1 : len(quoted)-1])
-}
-
-// partialStringValue unescapes the content of a JSON string cut off by the
-// end of a body, without the escape the cut split.
-func partialStringValue(content []byte) string {
+	out := make([]byte, 0, len(content))
 	for i := 0; i < len(content); i++ {
-		if content[i] != '\\' {
+		c := content[i]
+		if c != '\\' {
+			out = append(out, c)
 			continue
 		}
-		need := 2
-		if i+1 < len(content) && content[i+1] == 'u' {
-			need = 6
-		}
-		if len(content)-i < need {
-			content = content[:i]
+		if i+1 == len(content) {
 			break
 		}
-		i += need - 1
+		switch e := content[i+1]; e {
+		case '"', '\\', '/':
+			out, i = append(out, e), i+1
+		case 'b', 'f', 'n', 'r', 't':
+			out, i = append(out, "\b\f\n\r\t"[strings.IndexByte("bfnrt", e)]), i+1
+		case 'u':
+			if i+6 > len(content) {
+				return string(out)
+			}
+			v, ok := hexValue(content[i+2 : i+6])
+			if !ok {
+				out = append(out, c)
+				continue
+			}
+			i += 5
+			if utf16.IsSurrogate(v) {
+				low, ok := rune(0), false
+				if i+7 <= len(content) && content[i+1] == '\\' && content[i+2] == 'u' {
+					low, ok = hexValue(content[i+3 : i+7])
+				}
+				if v = utf16.DecodeRune(v, low); ok && v != utf8.RuneError {
+					i += 6
+				}
+			}
+			out = utf8.AppendRune(out, v)
+		default:
+			out = append(out, c)
+		}
 	}
-	quoted := make([]byte, 0, len(content)+2)
-	return stringValue(append(append(append(quoted, '"'), content...), '"'))
+	return string(out)
 }
