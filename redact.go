@@ -181,6 +181,9 @@ func (r redactor) find(b []byte, sc *scanner) []span {
 			if start < 0 {
 				break
 			}
+			if spans == nil {
+				spans = make([]span, 0, 8)
+			}
 			spans = append(spans, span{start, end})
 			from = end
 		}
@@ -204,7 +207,7 @@ func (r redactor) find(b []byte, sc *scanner) []span {
 }
 
 // maxFormLen is the longest encoding of one character the matchers below
-// accept: an HTML reference (&#x0001F600; and the like, 12 bytes with its
+// accept: an HTML reference (&#000128512; and the like, 12 bytes with its
 // ';') or the percent-encoding of four UTF-8 bytes (%F0%9F%98%80).
 const maxFormLen = 12
 
@@ -248,15 +251,16 @@ func (t *threads) add(p, k, start int) {
 }
 
 // threadsFor returns sc's threads, empty and with room for a secret of n
-// bytes: two arrays, each slot a fixed part of them, so that no append
-// ever grows one.
+// bytes: one array, each slot a fixed part of it, so that no append ever
+// grows one.
 func (sc *scanner) threadsFor(n int) *threads {
 	if t := sc.threads; t != nil && t.size > n {
 		return t // empty: run leaves every slot empty
 	}
 	size := n + 1
 	t := &threads{size: size}
-	at, start := make([]int, ringSize*size), make([]int, ringSize*size)
+	at := make([]int, 2*ringSize*size)
+	start := at[ringSize*size:]
 	for s := range ringSize {
 		lo, hi := s*size, (s+1)*size
 		t.at[s], t.start[s] = at[lo:lo:hi], start[lo:hi:hi]
@@ -521,58 +525,93 @@ func hexValue(b []byte) (rune, bool) {
 // redacted.
 const maxSecretValues = 16
 
+// maxEmbedded is how deep secretValues looks into JSON written inside a
+// string value ("upstream said: {\"key\":\"sk_…\"}"), each level escaped
+// once more than the one around it.
+const maxEmbedded = 3
+
 // secretValues returns the distinct string values, unescaped, of the
 // members of body whose normalised name (jsonx.NormalizeKey) is one that
-// APIKey reads its secret from (key, apikey, token, secret), at any depth,
-// in order, so that an error body can be cleaned of a secret the server
-// made. The values "" and "[REDACTED]" are left out. all is false when
-// body holds more than maxSecretValues of them.
+// APIKey reads its secret from (key, apikey, token, secret), at any depth
+// and in JSON written inside string values, in order, so that an error body
+// can be cleaned of a secret the server made. The values "" and
+// "[REDACTED]" are left out. all is false when body holds more than
+// maxSecretValues of them.
 //
 // body may be malformed or cut short (a capped error body): rather than
 // parsing it, which would stop at the first fault, it is read as a
 // sequence of JSON strings, a string followed by ':' naming a member, in
 // one pass whatever the nesting; a value cut off by the end of the body is
-// returned as far as it goes. It never panics.
+// returned as far as it goes. The work is at most maxEmbedded+1 passes over
+// body, and it never panics.
 func secretValues(body []byte) (values []string, all bool) {
-	var buf [64]byte // jsonx.NormalizeKey's buffer
-	for i := 0; i < len(body); {
-		q := bytes.IndexByte(body[i:], '"')
+	var s secretScan
+	all = s.scan(body, 0)
+	return s.values, all
+}
+
+// secretScan is the state of secretValues.
+type secretScan struct {
+	values []string
+	buf    [64]byte // jsonx.NormalizeKey's buffer
+}
+
+// scan adds the secret values text holds to s.values, text being JSON
+// embedded depth times in string values; it reports false when there are
+// more than maxSecretValues.
+func (s *secretScan) scan(text []byte, depth int) bool {
+	for i := 0; i < len(text); {
+		q := bytes.IndexByte(text[i:], '"')
 		if q < 0 {
 			break
 		}
-		name := i + q
-		nameEnd := jsonStringEnd(body, name)
-		if nameEnd < 0 {
-			break // a string cut off by the end of the body
+		str := i + q
+		end := jsonStringEnd(text, str)
+		if end < 0 {
+			// A string cut off by the end: no name, but maybe a value
+			// holding JSON.
+			return s.scanEmbedded(text[str+1:], depth)
 		}
-		i = nameEnd
-		colon := skipJSONSpace(body, nameEnd)
-		if colon == len(body) || body[colon] != ':' {
+		i = end
+		colon := skipJSONSpace(text, end)
+		if colon == len(text) || text[colon] != ':' {
+			if !s.scanEmbedded(text[str+1:end-1], depth) {
+				return false
+			}
 			continue // a value, not a member's name
 		}
 		i = colon + 1
-		if !isSecretName(memberName(&buf, body[name:nameEnd])) {
+		if !isSecretName(memberName(&s.buf, text[str:end])) {
 			continue
 		}
-		v := skipJSONSpace(body, i)
-		if v == len(body) || body[v] != '"' {
+		v := skipJSONSpace(text, i)
+		if v == len(text) || text[v] != '"' {
 			continue // not a string: a number, an object, nothing
 		}
-		end := jsonStringEnd(body, v)
+		end = jsonStringEnd(text, v)
 		if end < 0 {
-			end = len(body) + 1 // cut short: the value runs to the end
+			end = len(text) + 1 // cut short: the value runs to the end
 		}
-		s := unescapeJSON(body[v+1 : end-1])
-		i = min(end, len(body))
-		if s == "" || s == redacted || slices.Contains(values, s) {
+		value := string(appendUnescaped(nil, text[v+1:end-1]))
+		i = min(end, len(text))
+		if value == "" || value == redacted || slices.Contains(s.values, value) {
 			continue
 		}
-		if len(values) == maxSecretValues {
-			return values, false
+		if len(s.values) == maxSecretValues {
+			return false
 		}
-		values = append(values, s)
+		s.values = append(s.values, value)
 	}
-	return values, true
+	return true
+}
+
+// scanEmbedded scans the content of a string value that holds an escaped
+// quote, as JSON written inside it, unless that is deeper than maxEmbedded.
+func (s *secretScan) scanEmbedded(content []byte, depth int) bool {
+	if depth == maxEmbedded || !bytes.Contains(content, []byte(`\"`)) {
+		return true
+	}
+	return s.scan(appendUnescaped(nil, content), depth+1)
 }
 
 // isSecretName reports whether a normalised member name is one APIKey
@@ -618,16 +657,15 @@ func skipJSONSpace(b []byte, i int) int {
 	return i
 }
 
-// unescapeJSON returns the content of a JSON string with its escapes
-// decoded and every other byte as it stands, bytes that are not UTF-8
-// included: a JSON decoder would replace them with U+FFFD and give a value
-// the body does not hold. An escape cut off by the end of content (a body
-// cut short) ends the value; a malformed one is kept as it stands.
-func unescapeJSON(content []byte) string {
+// appendUnescaped appends the content of a JSON string to out with its
+// escapes decoded and every other byte as it stands, bytes that are not
+// UTF-8 included: a JSON decoder would replace them with U+FFFD and give a
+// value the body does not hold. An escape cut off by the end of content (a
+// body cut short) ends the value; a malformed one is kept as it stands.
+func appendUnescaped(out, content []byte) []byte {
 	if bytes.IndexByte(content, '\\') < 0 {
-		return string(content)
+		return append(out, content...)
 	}
-	out := make([]byte, 0, len(content))
 	for i := 0; i < len(content); i++ {
 		c := content[i]
 		if c != '\\' {
@@ -644,7 +682,7 @@ func unescapeJSON(content []byte) string {
 			out, i = append(out, "\b\f\n\r\t"[strings.IndexByte("bfnrt", e)]), i+1
 		case 'u':
 			if i+6 > len(content) {
-				return string(out)
+				return out
 			}
 			v, ok := hexValue(content[i+2 : i+6])
 			if !ok {
@@ -666,5 +704,5 @@ func unescapeJSON(content []byte) string {
 			out = append(out, c)
 		}
 	}
-	return string(out)
+	return out
 }

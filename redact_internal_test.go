@@ -257,6 +257,9 @@ func TestSecretValues(t *testing.T) {
 		{"cut after a name", `{"key":`, nil, true},
 		{"cut in a name", `{"ke`, nil, true},
 		{"bytes that are not UTF-8 kept", "{\"key\":\"sk_\xa8\xff_new\"}", []string{"sk_\xa8\xff_new"}, true},
+		{"JSON in a string", `{"error":"upstream said {\"key\":\"sk_emb_1\"}"}`, []string{"sk_emb_1"}, true},
+		{"JSON in JSON in a string", `{"e":"{\"m\":\"{\\\"token\\\":\\\"sk_emb_2\\\"}\"}"}`, []string{"sk_emb_2"}, true},
+		{"JSON in a string cut short", `{"e":"{\"key\":\"sk_emb_3`, []string{"sk_emb_3"}, true},
 		{"long value", `{"key":"` + long + `"}`, []string{long}, true},
 		{"too many", "[" + many.String() + "]", func() []string {
 			var v []string
@@ -273,6 +276,22 @@ func TestSecretValues(t *testing.T) {
 			assert.Equal(t, tc.all, all)
 		})
 	}
+	t.Run("JSON in strings, as deep as maxEmbedded", func(t *testing.T) {
+		t.Parallel()
+		body := `{"key":"sk_level_0"}`
+		for depth := range maxEmbedded + 2 {
+			got, all := secretValues([]byte(body))
+			assert.True(t, all)
+			if depth <= maxEmbedded {
+				assert.Equal(t, []string{"sk_level_0"}, got, "depth %d: %s", depth, body)
+			} else {
+				assert.Empty(t, got, "depth %d", depth)
+			}
+			quoted, err := json.Marshal(body)
+			require.NoError(t, err)
+			body = `{"error":` + string(quoted) + `}`
+		}
+	})
 }
 
 // TestWithSecretsIn holds the building block of issue 17 item 6: an error
@@ -447,14 +466,14 @@ func FuzzSecretValues(f *testing.F) {
 	})
 }
 
-// TestUnescapeJSON holds unescapeJSON to encoding/json on valid strings of
+// TestAppendUnescaped holds appendUnescaped to encoding/json on valid strings of
 // valid UTF-8, and to keeping what a decoder would change or refuse.
-func TestUnescapeJSON(t *testing.T) {
+func TestAppendUnescaped(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"", "plain", `a"b\c/d`, "\b\f\n\r\t\x01", "ü€😀", "</script>&", "\u2028"} {
 		quoted, err := json.Marshal(s)
 		require.NoError(t, err)
-		assert.Equal(t, s, unescapeJSON(quoted[1:len(quoted)-1]), "%s", quoted)
+		assert.Equal(t, s, string(appendUnescaped(nil, quoted[1:len(quoted)-1])), "%s", quoted)
 	}
 	for _, tc := range []struct{ content, want string }{
 		{`\ud83d\ude00 \uD83D\uDE00`, "😀 😀"},
@@ -466,6 +485,6 @@ func TestUnescapeJSON(t *testing.T) {
 		{`cut \u00`, "cut "},
 		{`cut \`, "cut "},
 	} {
-		assert.Equal(t, tc.want, unescapeJSON([]byte(tc.content)), tc.content)
+		assert.Equal(t, tc.want, string(appendUnescaped(nil, []byte(tc.content))), tc.content)
 	}
 }
