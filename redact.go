@@ -17,15 +17,15 @@ import (
 // an HTML character reference (&#47;, &sol;). Each character of a secret
 // may be encoded differently.
 //
-// Where a form of a secret starts with more than one reading (the '\' of a
-// secret is a literal '\', or the first half of "\\"), every reading is
-// followed at once, a set of positions in the secret per offset of the
-// text, never one after another, so that finding costs at most
-// len(text) × len(secret) steps whatever the secret holds (issue 17 item
-// 7: the backtracking matcher this replaced was exponential in a run of
-// backslashes). Of overlapping forms, the leftmost is redacted, and of
-// those starting there, the longest, so that no half of an escape is left
-// behind.
+// Where a form of a secret has more than one reading (a '\' of the secret
+// is a literal '\', or the first half of "\\"), every reading is followed
+// at once, a set of positions in the secret per offset of the text, never
+// one after another, so that finding a secret costs in proportion to
+// len(text) × len(secret) at worst, whatever the secret holds (issue 17
+// item 7: the backtracking matcher this replaced was exponential in a run
+// of backslashes), and a text with no trace of a secret costs a scan. Of
+// overlapping forms, the leftmost is redacted, and of those starting
+// there, the longest, so that no half of an escape is left behind.
 type redactor struct {
 	secret string   // the API key; any length but empty is redacted
 	extra  []string // secrets added by with, each at least minSecretLen bytes
@@ -182,7 +182,7 @@ func (r redactor) find(b []byte, sc *scanner) []span {
 				break
 			}
 			if spans == nil {
-				spans = make([]span, 0, 8)
+				spans = make([]span, 0, 4)
 			}
 			spans = append(spans, span{start, end})
 			from = end
