@@ -65,7 +65,7 @@ func (r redactor) withSecretsIn(body []byte) (_ redactor, ok bool) {
 }
 
 // secretAt returns the ith secret r redacts: the API key, then the extra
-// ones; count says how many there are.
+// ones.
 func (r redactor) secretAt(i int) string {
 	if i == 0 {
 		return r.secret
@@ -73,6 +73,8 @@ func (r redactor) secretAt(i int) string {
 	return r.extra[i-1]
 }
 
+// count returns how many secrets r redacts, the API key counted even when
+// empty.
 func (r redactor) count() int { return 1 + len(r.extra) }
 
 // bytes returns b with every form of every secret replaced by [REDACTED];
@@ -650,6 +652,8 @@ func jsonStringEnd(b []byte, i int) int {
 	return -1
 }
 
+// skipJSONSpace returns the index of the first byte at or after i that is
+// not JSON white space, or len(b).
 func skipJSONSpace(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
