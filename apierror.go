@@ -11,10 +11,12 @@ import (
 
 // responseError is the *APIError of a response the call fails on, with
 // body (what the SDK kept of it) cleaned of any form of the key the server
-// echoed. It names the URL the caller asked for, not a redirect's, which
-// the server chose.
+// echoed and, for an endpoint that creates a secret, of every secret the
+// body names (see errorRedactor). It names the URL the caller asked for,
+// not a redirect's, which the server chose.
 func (c *Client) responseError(call *callState, req *http.Request, resp *http.Response, a *answer, body []byte) *APIError {
-	clean := c.redact.bytes(body)
+	r, body := c.errorRedactor(call.ep, body)
+	clean := r.bytes(body)
 	e := &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     req.Method,
@@ -24,10 +26,31 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 		Header:     resp.Header,
 		Attempts:   call.attempts,
 	}
+	if call.ep.secret {
+		e.Header = r.header(resp.Header)
+		e.RequestID = r.string(e.RequestID)
+	}
 	if d, ok := a.wait(c.now()); ok {
 		e.RetryAfter = d
 	}
 	return e
+}
+
+// errorRedactor returns the redactor for an error of a call to ep with
+// body, and the body the error may show. For an endpoint that creates a
+// secret, a server may have created it and still failed the call: every
+// secret-bearing member's value in the body is redacted wherever it
+// appears, and the body is withheld when it names more of them than the
+// redactor takes, or one too short to redact safely.
+func (c *Client) errorRedactor(ep *endpoint, body []byte) (redactor, []byte) {
+	if !ep.secret {
+		return c.redact, body
+	}
+	r, ok := c.redact.withSecretsIn(body)
+	if !ok {
+		return r, nil
+	}
+	return r, body
 }
 
 // capErrorBody returns at most maxErrorBody bytes of body, copied when
@@ -42,8 +65,9 @@ func capErrorBody(body []byte) []byte {
 // statusError is the error of a response whose status is not 2xx.
 func (c *Client) statusError(call *callState, req *http.Request, o *outcome) error {
 	e := c.responseError(call, req, o.resp, o.answer, o.answer.data)
+	// Parsed from the cleaned body: unescaping cannot bring a secret back,
+	// for the redactor matches every escaped form.
 	e.Message, e.Code = parseErrorBody(e.Body)
-	e.Message, e.Code = c.redact.string(e.Message), c.redact.string(e.Code)
 	if o.refusedWait > 0 {
 		// The server asked for a wait the caller does not accept.
 		e.RetryAfter = o.refusedWait

@@ -2,6 +2,7 @@ package seoapi_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -87,4 +88,39 @@ func TestContextEndedInDecodingIsTheContextsError(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = c.Projects.List(ctx, "ws", nil)
 	requireOneKind(t, err, context.Canceled)
+}
+
+// TestCreatedSecretNeverInAStatusError: a server that creates a key and then
+// fails the call with the secret in its answer puts it in no part of the
+// error (issue 17 item 6); other endpoints keep their bodies as they are.
+func TestCreatedSecretNeverInAStatusError(t *testing.T) {
+	t.Parallel()
+	const secret = "sk_live_created_0123456789"
+	for _, tc := range []struct {
+		name, body string
+		header     []string
+	}{
+		{"member", `{"id":"k1","key":"` + secret + `","error":{"message":"stored, then failed"}}`, nil},
+		{"nested", `{"error":{"message":"failed","detail":{"apiKey":"` + secret + `"}},"echo":"` + secret + `"}`, nil},
+		{"in the message", `{"token":"` + secret + `","message":"could not send ` + secret + `"}`, nil},
+		{"in a header", `{"secret":"` + secret + `"}`, []string{"X-Created", secret}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(500, tc.body, tc.header...))
+			_, _, err := newClient(t, rec.srv.URL).APIKeys.Create(context.Background(), "ws", &seoapi.APIKeyCreateRequest{Name: "k"})
+			ae := requireOneKind(t, err, seoapi.ErrServer)
+			assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown))
+			for _, printed := range []string{
+				err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", ae), string(ae.Body), ae.Message, ae.Code,
+				fmt.Sprint(ae.Header),
+			} {
+				assert.NotContains(t, printed, secret)
+			}
+		})
+	}
+	rec := newRecorder(t, respond(500, `{"key":"`+secret+`"}`))
+	_, _, err := newClient(t, rec.srv.URL).Projects.Create(context.Background(), "ws", &seoapi.ProjectCreateRequest{Name: "p"})
+	ae := requireOneKind(t, err, seoapi.ErrServer)
+	assert.Contains(t, string(ae.Body), secret, "only an endpoint that creates a secret has its body cleaned")
 }

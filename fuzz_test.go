@@ -109,7 +109,7 @@ func FuzzErrorBody(f *testing.F) {
 		req := &http.Request{Method: "GET", URL: c.BaseURL()}
 		resp := &http.Response{StatusCode: 500, Header: http.Header{}, Request: req}
 		o := &outcome{resp: resp, answer: &answer{data: body}, kind: ErrServer}
-		e := c.statusError(&callState{}, req, o).(*APIError)
+		e := c.statusError(&callState{ep: &createAPIKey}, req, o).(*APIError)
 		if len(e.Body) > maxErrorBody {
 			t.Fatal("body not capped")
 		}
