@@ -116,7 +116,7 @@ func (c *Client) resume(ep *endpoint, path, token string) (position, error) {
 	if len(token) > base64.RawURLEncoding.EncodedLen(maxToken) {
 		return pos, invalidArgument("ListOptions.Resume: the token is longer than any Next token")
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(token)
+	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
 	if err != nil || len(raw) < 1+tokenBase+tokenSum {
 		return pos, invalidArgument("ListOptions.Resume: not a Next token")
 	}
