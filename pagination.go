@@ -304,11 +304,14 @@ func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOp
 	if err != nil {
 		return failed[Page[T]](err)
 	}
-	start, err := c.startPosition(ep, path, opts)
-	if err != nil {
-		return failed[Page[T]](err)
-	}
 	return func(yield func(*Page[T], error) bool) {
+		// The options are read when the iteration starts, as they were
+		// then.
+		start, err := c.startPosition(ep, path, opts)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
 		p := newPager(start)
 		for {
 			req, err := p.request(ctx, c, path)
