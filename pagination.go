@@ -275,8 +275,7 @@ func textField(obj jsonx.Object, names ...string) (string, bool) {
 
 // Page is one page of a list, as the services' Pages methods yield it.
 type Page[T any] struct {
-	// Items are the page's resources, in the order the server sent them;
-	// empty (not nil) on an empty page.
+	// Items are the page's resources, in the order the server sent them.
 	Items []*T
 	// Response is the server's response to the page's request.
 	Response *Response
@@ -287,7 +286,9 @@ type Page[T any] struct {
 	// (base64url), safe to keep in a file, a database or a log: it holds
 	// no key and no secret, only the list's path, the options and where
 	// the server said the next page is, bound to the list and to the
-	// client's base URL.
+	// client's base URL. How long it stays usable is up to the server (a
+	// cursor may expire). Its format carries a version, so that a later
+	// SDK can keep reading it.
 	Next string
 }
 
