@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -162,4 +164,45 @@ func TestTokenRoundTrip(t *testing.T) {
 	assert.Equal(t, url.Values{redacted: {redacted}}, got.opts.Extra)
 	assert.Equal(t, redacted, got.nextCursor)
 	assert.NotContains(t, fmt.Sprint(got), key)
+}
+
+// FuzzResumeToken: whatever a token holds, resume does not panic, and a
+// token it accepts names a next link under the base URL, or none, and
+// encodes back to itself.
+func FuzzResumeToken(f *testing.F) {
+	c, err := NewClient("https://api.example.com/v1", "sk_fuzz_0123456789")
+	if err != nil {
+		f.Fatal(err)
+	}
+	ep := &listWorkspaces
+	path, _ := ep.path()
+	f.Add(c.token(ep, path, &position{}))
+	f.Add(c.token(ep, path, &position{opts: ListOptions{Page: 2, PerPage: 10, Extra: url.Values{"q": {"a", "b"}}}}))
+	f.Add(c.token(ep, path, &position{nextURL: "https://api.example.com/v1/api/workspaces?page=3", nextPage: 3, nextCursor: "x"}))
+	f.Add(forge(tokenVersion, c.baseHash(), tokenFields(ep.operation, path, position{nextURL: "https://evil.example.com/v1/api/workspaces"})))
+	f.Add("")
+	f.Add("AQ")
+	f.Fuzz(func(t *testing.T, token string) {
+		pos, err := c.resume(ep, path, token)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidArgument) {
+				t.Fatalf("error of another kind: %v", err)
+			}
+			return
+		}
+		if pos.nextURL != "" {
+			u, err := url.Parse(pos.nextURL)
+			if err != nil || !c.underBase(u) {
+				t.Fatalf("accepted a next link outside the base URL: %q", pos.nextURL)
+			}
+		}
+		if again := c.token(ep, path, &pos); again != token {
+			// Extra's keys are sorted when encoded: a forged token with
+			// unsorted or repeated keys decodes to the same options, and
+			// encodes differently.
+			if p2, err := c.resume(ep, path, again); err != nil || !reflect.DeepEqual(p2, pos) {
+				t.Fatalf("an accepted token does not round-trip: %v", err)
+			}
+		}
+	})
 }
