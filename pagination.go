@@ -298,22 +298,28 @@ type Page[T any] struct {
 // stops: when a request fails, when a next page repeats one already
 // fetched (see loopGuard), or when a next link leaves the client's base
 // URL. It ends quietly after an empty page or one that announces no next
-// page. With tokens, each page but the last carries its Next token. Its
-// memory does not grow with the number of pages.
+// page. With tokens, each page but the last carries its Next token, and
+// each is a new Page the caller may keep. Its memory does not grow with
+// the number of pages.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	path, err := ep.path(ids...)
 	if err != nil {
 		return failed[Page[T]](err)
 	}
 	return func(yield func(*Page[T], error) bool) {
-		// The options are read when the iteration starts, as they were
-		// then.
+		// opts are read when each iteration starts, not when it is made.
 		start, err := c.startPosition(ep, path, opts)
 		if err != nil {
 			yield(nil, err)
 			return
 		}
 		p := newPager(start)
+		// Without tokens (for All, which reads only Items and keeps no
+		// page), one Page serves every page.
+		var shared *Page[T]
+		if !tokens {
+			shared = new(Page[T])
+		}
 		for {
 			req, err := p.request(ctx, c, path)
 			if err != nil {
@@ -325,7 +331,11 @@ func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOp
 				yield(nil, err)
 				return
 			}
-			page := &Page[T]{Items: items, Response: resp}
+			page := shared
+			if page == nil {
+				page = new(Page[T])
+			}
+			*page = Page[T]{Items: items, Response: resp}
 			more := len(items) > 0 && p.advance(resp)
 			if more && tokens {
 				page.Next = c.token(ep, path, &p.position)
