@@ -15,7 +15,7 @@ import (
 // base64url (no padding) of:
 //
 //	version    1 byte, tokenVersion
-//	base       8 bytes: SHA-256 of the client's base URL, truncated
+//	base       8 bytes: SHA-256 of a label and the client's base URL, truncated
 //	operation  string: the endpoint's operation, such as "Projects.List"
 //	path       string: the list's path with its IDs, relative to the base URL
 //	page       uvarint: ListOptions.Page
@@ -34,8 +34,8 @@ import (
 // holds nothing secret to sign with, by design). A token never holds the
 // key: every string in it is cleaned of it, as errors are. Whatever a
 // token says, its next link is sent only when it lies under the client's
-// base URL (Client.NewRequest checks it), so a forged token cannot send
-// the key elsewhere.
+// base URL (resume refuses any other, and Client.NewRequest checks it
+// again), so a forged token cannot send the key elsewhere.
 const (
 	tokenVersion = 1
 	tokenBase    = 8  // bytes of the base URL's hash
