@@ -240,3 +240,45 @@ func TestLoopGuardErrorIsAnAPIError(t *testing.T) {
 	}
 	assert.Len(t, rec.requests(), 4, "two pages a run, the repeat not sent")
 }
+
+// TestEchoedKeyStaysOutOfTheNextRequest: a next link or cursor in the body
+// that echoes the key is cleaned of it, as a Link header is: the next
+// request does not carry it, and neither does the error of that request.
+func TestEchoedKeyStaysOutOfTheNextRequest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		page func(w http.ResponseWriter, r *http.Request)
+	}{
+		{"Link header", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", fmt.Sprintf(`</api/workspaces?k=%s&page=2>; rel="next"`, testKey))
+			fmt.Fprint(w, `[{"id":"a"}]`)
+		}},
+		{"next link in the body", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `{"data":[{"id":"a"}],"next":"/api/workspaces?k=%s&page=2"}`, testKey)
+		}},
+		{"cursor in the body", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `{"data":[{"id":"a"}],"next_cursor":"%s","has_more":true}`, testKey)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := pagedServer(t, func(n int, r *http.Request, w http.ResponseWriter) {
+				if n == 2 {
+					w.WriteHeader(http.StatusNotFound)
+					fmt.Fprint(w, `{"error":"no such page"}`)
+					return
+				}
+				tt.page(w, r)
+			})
+			c := newClient(t, rec.srv.URL)
+			_, errs := collect(c.Workspaces.All(context.Background(), nil))
+			require.Len(t, errs, 1)
+			assert.ErrorIs(t, errs[0], seoapi.ErrNotFound)
+			assertNoKey(t, errs[0].Error(), "the error")
+			require.Len(t, rec.requests(), 2)
+			assertNoKey(t, rec.requests()[1].Query, "the next request")
+		})
+	}
+}

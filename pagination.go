@@ -581,9 +581,10 @@ func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptio
 }
 
 // fetchList sends a list request and decodes the page. Where the next
-// page is, as the Response reports it, is cleaned of the key, which a
-// hostile server may echo in a next link or cursor in the body (the
-// headers are cleaned already).
+// page is, as the Response says, is cleaned of the key, which a hostile
+// server may echo in a next link or cursor of its body, as the headers
+// (and so a Link header) are: neither a Response nor the next request,
+// nor so its error, holds the key.
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.do(req, ep, &list)
