@@ -175,16 +175,28 @@ func (r *APIKeyCreateRequest) appendJSON(dst []byte) ([]byte, error) {
 type APIKeysService struct{ service }
 
 // List returns one page of the API keys of a workspace
-// (GET /api/workspaces/:id/api-keys). Use All for every page.
+// (GET /api/workspaces/:id/api-keys). Use All or Pages for every page.
 func (s *APIKeysService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*APIKey, *Response, error) {
 	return listPage[APIKey](ctx, s.client, &listAPIKeys, opts, workspaceID)
 }
 
 var listAPIKeys = endpoint{operation: "APIKeys.List", method: http.MethodGet, route: "/api/workspaces/{id}/api-keys"}
 
-// All iterates over every API key of a workspace.
+// All iterates over every API key of a workspace, fetching pages as it goes
+// and starting at opts.Resume when it is set. An error (a failed request, a
+// next page that repeats one already fetched, a next link outside the base
+// URL, an invalid argument) is yielded once, with a nil item, and ends the
+// iteration; breaking out of the loop stops fetching.
 func (s *APIKeysService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*APIKey, error] {
 	return listAll[APIKey](ctx, s.client, &listAPIKeys, opts, workspaceID)
+}
+
+// Pages iterates over the pages of the API keys of a workspace, as All does,
+// yielding each page with its Response and its Next token: save page.Next
+// and set it as ListOptions.Resume to carry on from there later. An error is
+// yielded once, with a nil page, and ends the iteration.
+func (s *APIKeysService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[APIKey], error] {
+	return listPages[APIKey](ctx, s.client, &listAPIKeys, opts, true, workspaceID)
 }
 
 // Create creates an API key (POST /api/workspaces/:id/api-keys). The

@@ -53,15 +53,27 @@ func (c *Competitor) reset() { *c = Competitor{} }
 type CompetitorsService struct{ service }
 
 // List returns one page of the competitors of a project
-// (GET /api/workspaces/:id/projects/:projectId/competitors). Use All for
-// every page.
+// (GET /api/workspaces/:id/projects/:projectId/competitors). Use All or
+// Pages for every page.
 func (s *CompetitorsService) List(ctx context.Context, workspaceID, projectID string, opts *ListOptions) ([]*Competitor, *Response, error) {
 	return listPage[Competitor](ctx, s.client, &listCompetitors, opts, workspaceID, projectID)
 }
 
 var listCompetitors = endpoint{operation: "Competitors.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects/{projectId}/competitors"}
 
-// All iterates over every competitor of a project.
+// All iterates over every competitor of a project, fetching pages as it goes
+// and starting at opts.Resume when it is set. An error (a failed request, a
+// next page that repeats one already fetched, a next link outside the base
+// URL, an invalid argument) is yielded once, with a nil item, and ends the
+// iteration; breaking out of the loop stops fetching.
 func (s *CompetitorsService) All(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Competitor, error] {
 	return listAll[Competitor](ctx, s.client, &listCompetitors, opts, workspaceID, projectID)
+}
+
+// Pages iterates over the pages of the competitors of a project, as All
+// does, yielding each page with its Response and its Next token: save
+// page.Next and set it as ListOptions.Resume to carry on from there later.
+// An error is yielded once, with a nil page, and ends the iteration.
+func (s *CompetitorsService) Pages(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Page[Competitor], error] {
+	return listPages[Competitor](ctx, s.client, &listCompetitors, opts, true, workspaceID, projectID)
 }

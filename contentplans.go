@@ -60,14 +60,26 @@ func (p *ContentPlan) reset() { *p = ContentPlan{} }
 type ContentPlansService struct{ service }
 
 // List returns one page of the content plans of a workspace
-// (GET /api/workspaces/:id/content-plans). Use All for every page.
+// (GET /api/workspaces/:id/content-plans). Use All or Pages for every page.
 func (s *ContentPlansService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*ContentPlan, *Response, error) {
 	return listPage[ContentPlan](ctx, s.client, &listContentPlans, opts, workspaceID)
 }
 
 var listContentPlans = endpoint{operation: "ContentPlans.List", method: http.MethodGet, route: "/api/workspaces/{id}/content-plans"}
 
-// All iterates over every content plan of a workspace.
+// All iterates over every content plan of a workspace, fetching pages as it
+// goes and starting at opts.Resume when it is set. An error (a failed
+// request, a next page that repeats one already fetched, a next link outside
+// the base URL, an invalid argument) is yielded once, with a nil item, and
+// ends the iteration; breaking out of the loop stops fetching.
 func (s *ContentPlansService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*ContentPlan, error] {
 	return listAll[ContentPlan](ctx, s.client, &listContentPlans, opts, workspaceID)
+}
+
+// Pages iterates over the pages of the content plans of a workspace, as All
+// does, yielding each page with its Response and its Next token: save
+// page.Next and set it as ListOptions.Resume to carry on from there later.
+// An error is yielded once, with a nil page, and ends the iteration.
+func (s *ContentPlansService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[ContentPlan], error] {
+	return listPages[ContentPlan](ctx, s.client, &listContentPlans, opts, true, workspaceID)
 }

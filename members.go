@@ -75,16 +75,28 @@ func (r *MemberAddRequest) appendJSON(dst []byte) ([]byte, error) {
 type MembersService struct{ service }
 
 // List returns one page of the members of a workspace
-// (GET /api/workspaces/:id/members). Use All for every page.
+// (GET /api/workspaces/:id/members). Use All or Pages for every page.
 func (s *MembersService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*Member, *Response, error) {
 	return listPage[Member](ctx, s.client, &listMembers, opts, workspaceID)
 }
 
 var listMembers = endpoint{operation: "Members.List", method: http.MethodGet, route: "/api/workspaces/{id}/members"}
 
-// All iterates over every member of a workspace.
+// All iterates over every member of a workspace, fetching pages as it goes
+// and starting at opts.Resume when it is set. An error (a failed request, a
+// next page that repeats one already fetched, a next link outside the base
+// URL, an invalid argument) is yielded once, with a nil item, and ends the
+// iteration; breaking out of the loop stops fetching.
 func (s *MembersService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Member, error] {
 	return listAll[Member](ctx, s.client, &listMembers, opts, workspaceID)
+}
+
+// Pages iterates over the pages of the members of a workspace, as All does,
+// yielding each page with its Response and its Next token: save page.Next
+// and set it as ListOptions.Resume to carry on from there later. An error is
+// yielded once, with a nil page, and ends the iteration.
+func (s *MembersService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[Member], error] {
+	return listPages[Member](ctx, s.client, &listMembers, opts, true, workspaceID)
 }
 
 // Add adds a member to a workspace (POST /api/workspaces/:id/members). A

@@ -22,6 +22,14 @@ type ListOptions struct {
 	PerPage int        `url:"per_page,omitempty"`
 	Cursor  string     `url:"cursor,omitempty"`
 	Extra   url.Values `url:"-"` // any other query parameters, sent as given; a key here replaces a typed one
+
+	// Resume is the Next token of an earlier page of the same list
+	// (Page.Next): List, All and Pages given it start at the page it
+	// names, with the options it recorded, and ignore the other fields.
+	// A token from another list (another path, resource or ID), from a
+	// client with another base URL, or one that is malformed or altered
+	// fails with ErrInvalidArgument before anything is sent.
+	Resume string `url:"-"`
 }
 
 func (o *ListOptions) clone() ListOptions {
@@ -265,19 +273,53 @@ func textField(obj jsonx.Object, names ...string) (string, bool) {
 	return s, ok && s != ""
 }
 
-// listAll iterates over every item of the list at ep, following the next
-// page the server announces. It copies opts and never changes them. It
-// ends with an error when a next page repeats one already fetched (see
-// loopGuard), or when a next link leaves the client's base URL; it ends
-// quietly on an empty page or when no next page is announced. Its memory
-// does not grow with the number of pages.
-func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) iter.Seq2[*T, error] {
+// Page is one page of a list, as the services' Pages methods yield it.
+type Page[T any] struct {
+	// Items are the page's resources, in the order the server sent them.
+	Items []*T
+	// Response is the server's response to the page's request.
+	Response *Response
+	// Next says where the next page is, whatever paging style the server
+	// used (a Link header, a next link, a cursor or a page number): set
+	// it as ListOptions.Resume to start there later, in this process or
+	// another. It is "" on the last page. It is opaque and printable
+	// (base64url), safe to keep in a file, a database or a log: it holds
+	// no key and no secret, only the list's path, the options and where
+	// the server said the next page is, bound to the list and to the
+	// client's base URL. How long it stays usable is up to the server (a
+	// cursor may expire). Its format carries a version, so that a later
+	// SDK can keep reading it.
+	Next string
+}
+
+// listPages iterates over the pages of the list at ep, following the next
+// page the server announces; it starts at opts.Resume when that is set.
+// It copies opts and never changes them. It yields an error once and
+// stops: when a request fails, when a next page repeats one already
+// fetched (see loopGuard), or when a next link leaves the client's base
+// URL. It ends quietly after an empty page or one that announces no next
+// page. With tokens, each page but the last carries its Next token, and
+// each is a new Page the caller may keep. Its memory does not grow with
+// the number of pages.
+func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	path, err := ep.path(ids...)
 	if err != nil {
-		return failed[T](err)
+		return failed[Page[T]](err)
 	}
-	return func(yield func(*T, error) bool) {
-		p := newPager(opts)
+	return func(yield func(*Page[T], error) bool) {
+		// opts are read when each iteration starts, not when it is made.
+		start, err := c.startPosition(ep, path, opts)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		p := newPager(start)
+		// Without tokens (for All, which reads only Items and keeps no
+		// page), one Page serves every page.
+		var shared *Page[T]
+		if !tokens {
+			shared = new(Page[T])
+		}
 		for {
 			req, err := p.request(ctx, c, path)
 			if err != nil {
@@ -289,32 +331,64 @@ func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpti
 				yield(nil, err)
 				return
 			}
-			for _, item := range items {
-				if !yield(item, nil) {
-					return
-				}
+			page := shared
+			if page == nil {
+				page = new(Page[T])
 			}
-			if len(items) == 0 || !p.advance(resp) {
+			*page = Page[T]{Items: items, Response: resp}
+			more := len(items) > 0 && p.advance(resp)
+			if more && tokens {
+				page.Next = c.token(ep, path, &p.position)
+			}
+			if !yield(page, nil) || !more {
 				return
 			}
 		}
 	}
 }
 
+// listAll iterates over every item of the list at ep: the items of
+// listPages, in order. An error is yielded once, with a nil item, and ends
+// the iteration.
+func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) iter.Seq2[*T, error] {
+	pages := listPages[T](ctx, c, ep, opts, false, ids...)
+	return func(yield func(*T, error) bool) {
+		for page, err := range pages {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, item := range page.Items {
+				if !yield(item, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// startPosition is where a list starts: the page opts.Resume names, or
+// the page opts select.
+func (c *Client) startPosition(ep *endpoint, path string, opts *ListOptions) (position, error) {
+	if opts != nil && opts.Resume != "" {
+		return c.resume(ep, path, opts.Resume)
+	}
+	pos := position{opts: opts.clone()}
+	pos.opts.Resume = ""
+	return pos, nil
+}
+
 // pager is the state of one iteration: where the next page is, and what
 // loopGuard remembers of the pages fetched.
 type pager struct {
-	opts ListOptions
-	// nextURL is the next page's link, with the page number and cursor it
-	// carries; empty when opts say where the next page is.
-	nextURL    string
-	nextPage   int
-	nextCursor string
-	loop       loopGuard
+	position
+	loop loopGuard
 }
 
-func newPager(opts *ListOptions) *pager {
-	p := &pager{opts: opts.clone()}
+func newPager(start position) *pager {
+	// The pager changes only the page number and cursor of its options,
+	// never Extra, which it shares with start.
+	p := &pager{position: start}
 	p.loop.init()
 	return p
 }
@@ -322,41 +396,52 @@ func newPager(opts *ListOptions) *pager {
 // request builds the request for the next page, or fails when that page
 // repeats one already fetched.
 func (p *pager) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
-	var req *http.Request
-	var err error
-	page, cursor := p.nextPage, p.nextCursor
-	if p.nextURL != "" {
-		if req, err = c.NewRequest(ctx, http.MethodGet, p.nextURL, nil); err != nil {
-			return nil, fmt.Errorf("seoapi: next page: %w", err)
-		}
-	} else {
-		if req, err = newListRequest(ctx, c, path, &p.opts); err != nil {
-			return nil, err
-		}
-		// A cursor, when there is one, says which page this is; the page
-		// number then stays as the caller gave it.
-		page, cursor = max(p.opts.Page, 1), p.opts.Cursor
-		if cursor != "" {
-			page = 0
-		}
+	req, page, cursor, err := p.position.request(ctx, c, path)
+	if err != nil {
+		return nil, err
 	}
 	if p.loop.repeats(req.URL.String(), page, cursor) {
-		return nil, fmt.Errorf("%w: %s %s: the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping",
-			ErrUnexpectedResponse, req.Method, redactedURL(req))
+		return nil, &APIError{
+			Method:  req.Method,
+			URL:     redactedURL(req),
+			Message: "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping",
+			kind:    ErrUnexpectedResponse,
+		}
 	}
 	return req, nil
 }
 
+// request builds the GET for the page pos names, and returns the page
+// number (0: none) and cursor ("": none) that identify it.
+func (pos *position) request(ctx context.Context, c *Client, path string) (req *http.Request, page int, cursor string, err error) {
+	if pos.nextURL != "" {
+		if req, err = c.NewRequest(ctx, http.MethodGet, pos.nextURL, nil); err != nil {
+			return nil, 0, "", fmt.Errorf("seoapi: next page: %w", err)
+		}
+		return req, pos.nextPage, pos.nextCursor, nil
+	}
+	if req, err = newListRequest(ctx, c, path, &pos.opts); err != nil {
+		return nil, 0, "", err
+	}
+	// A cursor, when there is one, says which page this is; the page
+	// number then stays as the caller gave it.
+	page, cursor = max(pos.opts.Page, 1), pos.opts.Cursor
+	if cursor != "" {
+		page = 0
+	}
+	return req, page, cursor, nil
+}
+
 // advance moves to the next page resp announces and reports whether there
 // is one.
-func (p *pager) advance(resp *Response) bool {
+func (pos *position) advance(resp *Response) bool {
 	switch {
 	case resp.NextURL != "":
-		p.nextURL, p.nextPage, p.nextCursor = resp.NextURL, resp.NextPage, resp.NextCursor
+		pos.nextURL, pos.nextPage, pos.nextCursor = resp.NextURL, resp.NextPage, resp.NextCursor
 	case resp.NextCursor != "":
-		p.nextURL, p.opts.Cursor = "", resp.NextCursor
+		pos.nextURL, pos.opts.Cursor = "", resp.NextCursor
 	case resp.NextPage != 0:
-		p.nextURL, p.opts.Page = "", resp.NextPage
+		pos.nextURL, pos.opts.Page = "", resp.NextPage
 	default:
 		return false
 	}
@@ -464,14 +549,23 @@ func failed[T any](err error) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) { yield(nil, err) }
 }
 
-// listPage sends one GET for a page of the list at ep.
+// listPage sends one GET for a page of the list at ep: the page
+// opts.Resume names, or the page opts select.
 func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
 	path, err := ep.path(ids...)
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := newListRequest(ctx, c, path, opts)
-	if err != nil {
+	var req *http.Request
+	if opts != nil && opts.Resume != "" {
+		pos, err := c.resume(ep, path, opts.Resume)
+		if err != nil {
+			return nil, nil, err
+		}
+		if req, _, _, err = pos.request(ctx, c, path); err != nil {
+			return nil, nil, err
+		}
+	} else if req, err = newListRequest(ctx, c, path, opts); err != nil {
 		return nil, nil, err
 	}
 	return fetchList[T](c, ep, req)
@@ -486,12 +580,17 @@ func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptio
 	return c.NewRequest(ctx, http.MethodGet, u, nil)
 }
 
-// fetchList sends a list request and decodes the page.
+// fetchList sends a list request and decodes the page. Where the next
+// page is, as the Response says, is cleaned of the key, which a hostile
+// server may echo in a next link or cursor of its body, as the headers
+// (and so a Link header) are: neither a Response nor the next request,
+// nor so its error, holds the key.
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.do(req, ep, &list)
 	if err != nil {
 		return nil, resp, err
 	}
+	resp.NextURL, resp.NextCursor = c.redact.string(resp.NextURL), c.redact.string(resp.NextCursor)
 	return list, resp, nil
 }

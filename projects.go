@@ -100,16 +100,28 @@ func (r *ProjectUpdateRequest) appendJSON(dst []byte) ([]byte, error) {
 type ProjectsService struct{ service }
 
 // List returns one page of the projects of a workspace
-// (GET /api/workspaces/:id/projects). Use All for every page.
+// (GET /api/workspaces/:id/projects). Use All or Pages for every page.
 func (s *ProjectsService) List(ctx context.Context, workspaceID string, opts *ListOptions) ([]*Project, *Response, error) {
 	return listPage[Project](ctx, s.client, &listProjects, opts, workspaceID)
 }
 
 var listProjects = endpoint{operation: "Projects.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects"}
 
-// All iterates over every project of a workspace.
+// All iterates over every project of a workspace, fetching pages as it goes
+// and starting at opts.Resume when it is set. An error (a failed request, a
+// next page that repeats one already fetched, a next link outside the base
+// URL, an invalid argument) is yielded once, with a nil item, and ends the
+// iteration; breaking out of the loop stops fetching.
 func (s *ProjectsService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Project, error] {
 	return listAll[Project](ctx, s.client, &listProjects, opts, workspaceID)
+}
+
+// Pages iterates over the pages of the projects of a workspace, as All does,
+// yielding each page with its Response and its Next token: save page.Next
+// and set it as ListOptions.Resume to carry on from there later. An error is
+// yielded once, with a nil page, and ends the iteration.
+func (s *ProjectsService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[Project], error] {
+	return listPages[Project](ctx, s.client, &listProjects, opts, true, workspaceID)
 }
 
 // Create creates a project in a workspace

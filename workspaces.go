@@ -72,16 +72,28 @@ func (r *WorkspaceCreateRequest) appendJSON(dst []byte) ([]byte, error) {
 type WorkspacesService struct{ service }
 
 // List returns one page of the workspaces the key can see
-// (GET /api/workspaces). Use All for every page.
+// (GET /api/workspaces). Use All or Pages for every page.
 func (s *WorkspacesService) List(ctx context.Context, opts *ListOptions) ([]*Workspace, *Response, error) {
 	return listPage[Workspace](ctx, s.client, &listWorkspaces, opts)
 }
 
 var listWorkspaces = endpoint{operation: "Workspaces.List", method: http.MethodGet, route: "/api/workspaces"}
 
-// All iterates over every workspace, fetching pages as it goes.
+// All iterates over every workspace, fetching pages as it goes and starting
+// at opts.Resume when it is set. An error (a failed request, a next page
+// that repeats one already fetched, a next link outside the base URL, an
+// invalid argument) is yielded once, with a nil item, and ends the
+// iteration; breaking out of the loop stops fetching.
 func (s *WorkspacesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[*Workspace, error] {
 	return listAll[Workspace](ctx, s.client, &listWorkspaces, opts)
+}
+
+// Pages iterates over the pages of the workspaces the key can see, as All
+// does, yielding each page with its Response and its Next token: save
+// page.Next and set it as ListOptions.Resume to carry on from there later.
+// An error is yielded once, with a nil page, and ends the iteration.
+func (s *WorkspacesService) Pages(ctx context.Context, opts *ListOptions) iter.Seq2[*Page[Workspace], error] {
+	return listPages[Workspace](ctx, s.client, &listWorkspaces, opts, true)
 }
 
 // Create creates a workspace (POST /api/workspaces). A nil req fails with

@@ -1,0 +1,232 @@
+package seoapi_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/seoapi/seoapi-go"
+	"github.com/seoapi/seoapi-go/seoapitest"
+)
+
+// printPage prints the names on a page and whether another follows.
+func printPage(n int, names []string, next string) {
+	fmt.Printf("page %d: %s (last: %t)\n", n, strings.Join(names, ", "), next == "")
+}
+
+func ExampleWorkspacesService_Pages() {
+	url, key, fake, stop := exampleServer()
+	defer stop()
+	fake.SetPaging(seoapitest.PagingLink, 2) // two workspaces a page
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	for _, name := range []string{"Acme", "Globex", "Initech"} {
+		client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: name})
+	}
+
+	n := 0
+	for page, err := range client.Workspaces.Pages(ctx, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+		var names []string
+		for _, ws := range page.Items {
+			names = append(names, ws.Name)
+		}
+		printPage(n, names, page.Next)
+	}
+	// Output:
+	// page 1: Default workspace, Acme (last: false)
+	// page 2: Globex, Initech (last: true)
+}
+
+func ExampleProjectsService_Pages() {
+	url, key, fake, stop := exampleServer()
+	defer stop()
+	fake.SetPaging(seoapitest.PagingPage, 2) // page-number envelopes of two
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	for _, name := range []string{"Shop", "Blog", "Docs"} {
+		client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: name})
+	}
+
+	n := 0
+	for page, err := range client.Projects.Pages(ctx, ws.ID, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+		var names []string
+		for _, p := range page.Items {
+			names = append(names, p.Name)
+		}
+		printPage(n, names, page.Next)
+	}
+	// Output:
+	// page 1: Shop, Blog (last: false)
+	// page 2: Docs (last: true)
+}
+
+func ExampleContentPlansService_Pages() {
+	url, key, fake, stop := exampleServer()
+	defer stop()
+	fake.SetPaging(seoapitest.PagingCursor, 2) // cursor envelopes of two
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	for _, name := range []string{"Q1", "Q2", "Q3", "Q4"} {
+		fake.AddContentPlan(ws.ID, "", name, "draft")
+	}
+
+	n := 0
+	for page, err := range client.ContentPlans.Pages(ctx, ws.ID, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+		var names []string
+		for _, plan := range page.Items {
+			names = append(names, plan.Name)
+		}
+		printPage(n, names, page.Next)
+	}
+	// Output:
+	// page 1: Q1, Q2 (last: false)
+	// page 2: Q3, Q4 (last: true)
+}
+
+func ExampleMembersService_Pages() {
+	url, key, fake, stop := exampleServer()
+	defer stop()
+	fake.SetPaging(seoapitest.PagingLink, 50)
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	for _, email := range []string{"ana@acme.example", "bo@acme.example", "cy@acme.example"} {
+		client.Members.Add(ctx, ws.ID, &seoapi.MemberAddRequest{Email: email})
+	}
+
+	// PerPage asks the server for pages of one.
+	n := 0
+	for page, err := range client.Members.Pages(ctx, ws.ID, &seoapi.ListOptions{PerPage: 1}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+		var emails []string
+		for _, m := range page.Items {
+			emails = append(emails, m.Email)
+		}
+		printPage(n, emails, page.Next)
+	}
+	// Output:
+	// page 1: ana@acme.example (last: false)
+	// page 2: bo@acme.example (last: false)
+	// page 3: cy@acme.example (last: true)
+}
+
+func ExampleCompetitorsService_Pages() {
+	url, key, fake, stop := exampleServer()
+	defer stop()
+	fake.SetPaging(seoapitest.PagingLink, 2)
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	p, _, _ := client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: "Shop"})
+	for _, name := range []string{"Rival", "Upstart", "Giant"} {
+		fake.AddCompetitor(ws.ID, p.ID, name, strings.ToLower(name)+".example")
+	}
+
+	// Stop after the first page: nothing more is fetched.
+	for page, err := range client.Competitors.Pages(ctx, ws.ID, p.ID, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		for _, comp := range page.Items {
+			fmt.Println(comp.Name, comp.Domain)
+		}
+		fmt.Println("more to come:", page.Next != "")
+		break
+	}
+	// Output:
+	// Rival rival.example
+	// Upstart upstart.example
+	// more to come: true
+}
+
+func ExampleAPIKeysService_Pages() {
+	url, key, fake, stop := exampleServer()
+	defer stop()
+	fake.SetPaging(seoapitest.PagingCursor, 2)
+	client, _ := seoapi.NewClient(url, key)
+	ctx := context.Background()
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	for _, name := range []string{"ci", "backup", "reports"} {
+		client.APIKeys.Create(ctx, ws.ID, &seoapi.APIKeyCreateRequest{Name: name})
+	}
+
+	n := 0
+	for page, err := range client.APIKeys.Pages(ctx, ws.ID, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		n++
+		var names []string
+		for _, k := range page.Items {
+			names = append(names, k.Name)
+		}
+		printPage(n, names, page.Next)
+	}
+	// Output:
+	// page 1: ci, backup (last: false)
+	// page 2: reports (last: true)
+}
+
+// A long job saves each page's Next token (to a file, a database) and, when
+// it is restarted, resumes from the saved token: no page is fetched twice
+// and no item is missed, whatever paging the server uses.
+func ExampleListOptions_resume() {
+	url, key, fake, stop := exampleServer()
+	defer stop()
+	fake.SetPaging(seoapitest.PagingCursor, 2)
+	ctx := context.Background()
+	setup, _ := seoapi.NewClient(url, key)
+	ws, _, _ := setup.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	for _, name := range []string{"a", "b", "c", "d", "e"} {
+		setup.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: name})
+	}
+
+	var saved string // where the job keeps its place
+	job := func(stopAfter int) {
+		client, _ := seoapi.NewClient(url, key) // a new process, a new client
+		pages := 0
+		for page, err := range client.Projects.Pages(ctx, ws.ID, &seoapi.ListOptions{Resume: saved}) {
+			if err != nil {
+				fmt.Println(err)
+				return
+			}
+			for _, p := range page.Items {
+				fmt.Print(p.Name, " ")
+			}
+			saved = page.Next
+			if pages++; pages == stopAfter {
+				fmt.Println("(stopped)")
+				return
+			}
+		}
+		fmt.Println("(done)")
+	}
+	job(1) // the first run stops after one page
+	job(0) // the second resumes where it stopped
+	// Output:
+	// a b (stopped)
+	// c d e (done)
+}

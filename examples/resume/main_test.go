@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seoapi/seoapi-go"
+	"github.com/seoapi/seoapi-go/seoapitest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// pageLine is a line listing the competitors of one page.
+var pageLine = regexp.MustCompile(`(?m)^  page \d+: (.*)$`)
+
+// TestResumeAfterACrash runs the example in each paging style, stopping
+// the first run after several pages: the second run resumes from the
+// saved token, and every competitor is handled once, in order.
+func TestResumeAfterACrash(t *testing.T) {
+	t.Parallel()
+	const items, perPage = 10, 4 // pages of 4, 4 and 2
+	for _, paging := range []string{"link", "page", "cursor"} {
+		for _, crashAfter := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/stopped after page %d", paging, crashAfter), func(t *testing.T) {
+				t.Parallel()
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				state := filepath.Join(t.TempDir(), "next")
+				var buf bytes.Buffer
+				require.NoError(t, run(ctx, &buf, options{items: items, perPage: perPage, crashAfter: crashAfter, paging: paging, state: state}))
+				out := buf.String()
+
+				assert.Contains(t, out, "Run 1: no saved token, starting at the first page.")
+				assert.Contains(t, out, fmt.Sprintf("Run 1: stopped after page %d, as if the process had died.", crashAfter))
+				assert.Contains(t, out, "Run 2: resuming from the saved token")
+				assert.Contains(t, out, "Run 2: that was the last page; the job is done and its saved token removed.")
+				assert.Contains(t, out, "Every competitor handled once, in order: 10 of 10. 3 requests for 3 pages: none fetched twice.")
+				var names []string
+				for _, m := range pageLine.FindAllStringSubmatch(out, -1) {
+					names = append(names, strings.Fields(m[1])...)
+				}
+				require.Len(t, names, items, out)
+				for i, n := range names {
+					assert.Equal(t, fmt.Sprintf("rival-%02d", i+1), n)
+				}
+				assert.NoFileExists(t, state, "removed when the job is done")
+			})
+		}
+	}
+}
+
+// TestNoCrashNoResume: a first run that reaches the last page leaves
+// nothing to resume.
+func TestNoCrashNoResume(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	require.NoError(t, run(context.Background(), &buf, options{items: 3, perPage: 4, crashAfter: 1, paging: "cursor"}))
+	assert.Contains(t, buf.String(), "nothing to resume")
+	assert.Contains(t, buf.String(), "Every competitor handled once, in order: 3 of 3. 1 requests for 1 pages")
+	assert.NotContains(t, buf.String(), "Run 2")
+}
+
+// TestAlteredTokenIsRefused: a saved token that was edited is refused
+// before anything is sent, with an error that says what to do.
+func TestAlteredTokenIsRefused(t *testing.T) {
+	t.Parallel()
+	fake := seoapitest.New()
+	fake.SetPaging(seoapitest.PagingLink, 2)
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	ws := fake.AddWorkspace("Acme")
+	p := fake.AddProject(ws, "Shop", "shop.example")
+	for i := range 5 {
+		fake.AddCompetitor(ws, p, fmt.Sprintf("rival-%02d", i+1), "r.example")
+	}
+	state := filepath.Join(t.TempDir(), "next")
+	j := job{baseURL: srv.URL, key: fake.Key(), workspaceID: ws, projectID: p, state: state, perPage: 2, run: 1, stopAfter: 1}
+	var out bytes.Buffer
+	require.ErrorIs(t, j.do(context.Background(), &out, func(*seoapi.Competitor) {}), errStopped)
+	token, err := load(state)
+	require.NoError(t, err)
+	require.NotEmpty(t, token)
+
+	altered := []byte(token)
+	altered[len(altered)/2] ^= 1 // one character changed
+	require.NoError(t, save(state, string(altered)))
+	before := len(fake.Requests())
+	err = j.do(context.Background(), &out, func(*seoapi.Competitor) {})
+	require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+	assert.Contains(t, err.Error(), "delete the file to start over")
+	assert.Len(t, fake.Requests(), before, "nothing sent")
+
+	require.NoError(t, os.Remove(state))
+	var handled int
+	j.stopAfter = 0
+	require.NoError(t, j.do(context.Background(), &out, func(*seoapi.Competitor) { handled++ }))
+	assert.Equal(t, 5, handled, "without the file the job starts over")
+}
+
+func TestBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, o := range []options{
+		{items: 1, perPage: 1, crashAfter: 1, paging: "smoke signals"},
+		{items: 0, perPage: 1, crashAfter: 1, paging: "link"},
+		{items: 1, perPage: 101, crashAfter: 1, paging: "link"},
+		{items: 1, perPage: 1, crashAfter: 0, paging: "link"},
+	} {
+		assert.Error(t, run(context.Background(), &bytes.Buffer{}, o), "%+v", o)
+	}
+}
