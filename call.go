@@ -82,6 +82,9 @@ func (c *Client) run(call *callState, req *http.Request, v any) (*Response, erro
 		}
 		return resp, c.decodeError(call, req, o, err)
 	}
+	// A list envelope may name the next page with the key a server
+	// echoed; the next request, and a resume token, must not carry it.
+	resp.NextURL, resp.NextCursor = c.redact.string(resp.NextURL), c.redact.string(resp.NextCursor)
 	return resp, nil
 }
 

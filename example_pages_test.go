@@ -3,6 +3,7 @@ package seoapi_test
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 
 	"github.com/seoapi/seoapi-go"
@@ -15,8 +16,11 @@ func printPage(n int, names []string, next string) {
 }
 
 func ExampleWorkspacesService_Pages() {
-	url, key, fake, stop := exampleServer()
-	defer stop()
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	url := srv.URL
 	fake.SetPaging(seoapitest.PagingLink, 2) // two workspaces a page
 	client, _ := seoapi.NewClient(url, key)
 	ctx := context.Background()
@@ -43,8 +47,11 @@ func ExampleWorkspacesService_Pages() {
 }
 
 func ExampleProjectsService_Pages() {
-	url, key, fake, stop := exampleServer()
-	defer stop()
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	url := srv.URL
 	fake.SetPaging(seoapitest.PagingPage, 2) // page-number envelopes of two
 	client, _ := seoapi.NewClient(url, key)
 	ctx := context.Background()
@@ -72,8 +79,11 @@ func ExampleProjectsService_Pages() {
 }
 
 func ExampleContentPlansService_Pages() {
-	url, key, fake, stop := exampleServer()
-	defer stop()
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	url := srv.URL
 	fake.SetPaging(seoapitest.PagingCursor, 2) // cursor envelopes of two
 	client, _ := seoapi.NewClient(url, key)
 	ctx := context.Background()
@@ -101,8 +111,11 @@ func ExampleContentPlansService_Pages() {
 }
 
 func ExampleMembersService_Pages() {
-	url, key, fake, stop := exampleServer()
-	defer stop()
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	url := srv.URL
 	fake.SetPaging(seoapitest.PagingLink, 50)
 	client, _ := seoapi.NewClient(url, key)
 	ctx := context.Background()
@@ -132,8 +145,11 @@ func ExampleMembersService_Pages() {
 }
 
 func ExampleCompetitorsService_Pages() {
-	url, key, fake, stop := exampleServer()
-	defer stop()
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	url := srv.URL
 	fake.SetPaging(seoapitest.PagingLink, 2)
 	client, _ := seoapi.NewClient(url, key)
 	ctx := context.Background()
@@ -162,8 +178,11 @@ func ExampleCompetitorsService_Pages() {
 }
 
 func ExampleAPIKeysService_Pages() {
-	url, key, fake, stop := exampleServer()
-	defer stop()
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	url := srv.URL
 	fake.SetPaging(seoapitest.PagingCursor, 2)
 	client, _ := seoapi.NewClient(url, key)
 	ctx := context.Background()
@@ -194,8 +213,11 @@ func ExampleAPIKeysService_Pages() {
 // it is restarted, resumes from the saved token: no page is fetched twice
 // and no item is missed, whatever paging the server uses.
 func ExampleListOptions_resume() {
-	url, key, fake, stop := exampleServer()
-	defer stop()
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	url := srv.URL
 	fake.SetPaging(seoapitest.PagingCursor, 2)
 	ctx := context.Background()
 	setup, _ := seoapi.NewClient(url, key)

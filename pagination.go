@@ -591,6 +591,5 @@ func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Respon
 	if err != nil {
 		return nil, resp, err
 	}
-	resp.NextURL, resp.NextCursor = c.redact.string(resp.NextURL), c.redact.string(resp.NextCursor)
 	return list, resp, nil
 }
