@@ -153,7 +153,7 @@
 // in one process should share one limiter ([NewLimiter], [WithLimiter]);
 // processes of a fleet, one in Redis (package redislimit). [WithRateLimit]
 // takes a smaller share, [WithoutRateLimit] turns the limiter off. Whatever
-// the limiter, the server's word is kept, by the client or by a
+// the limiter, the server's hold is kept, by the client or by a
 // [FeedbackLimiter] that is told it: after X-RateLimit-Remaining: 0 with a
 // reset ahead, or a 429 with Retry-After, nothing is sent until then.
 //

@@ -204,7 +204,7 @@ func ExampleWithMaxWait() {
 		fmt.Println(apiErr.StatusCode, apiErr.RetryAfter, errors.Is(err, seoapi.ErrRateLimited))
 	}
 
-	// The client keeps the server's word: the next call is refused before
+	// The client keeps the server's hold: the next call is refused before
 	// it is sent (StatusCode 0), and the server sees nothing.
 	_, _, err = client.Workspaces.List(ctx, nil)
 	if errors.As(err, &apiErr) {
