@@ -59,6 +59,22 @@ type FeedbackLimiter interface {
 	Feedback(ctx context.Context, f RateFeedback)
 }
 
+// SlotLimiter is a Limiter that learns when each request it let go was
+// answered. For Limiter implementations: a server counts a request when it
+// arrives, at the latest when its answer leaves, so a limiter told of the
+// answer can count the request until a second after it, as the built-in
+// limiter does, instead of guessing from the release. When the Limiter
+// given with WithLimiter implements SlotLimiter, the client calls Acquire
+// instead of Wait for every attempt (and every redirect it follows). A
+// SlotLimiter may also be a FeedbackLimiter.
+type SlotLimiter interface {
+	Limiter
+	// Acquire waits as Wait does and returns answered, which the client
+	// calls exactly once when the attempt's response arrived or the
+	// attempt failed (never when Acquire failed).
+	Acquire(ctx context.Context) (answered func(), err error)
+}
+
 type rateLimitConfig struct {
 	limiter   Limiter // a caller's own, from WithLimiter
 	perHour   int
@@ -171,14 +187,15 @@ type attemptLimiter interface {
 }
 
 // newAttemptLimiter builds the attemptLimiter of a client from its
-// rate-limit config: the built-in limiter, which keeps the server's word
+// rate-limit config: the built-in limiter, which keeps the server's hold
 // itself, also when it is shared (NewLimiter and WithLimiter); a
-// FeedbackLimiter, told the server's word; a user's Limiter, or none, with
-// the server's word kept by the client. maxWait is the client's
-// WithMaxWait, the own bound of the client's built-in limiter.
+// FeedbackLimiter, told the hold; a user's Limiter, or none, with the hold
+// kept by the client. A SlotLimiter among them is told when each request
+// was answered. maxWait is the client's WithMaxWait, the own bound of the
+// client's built-in limiter.
 func newAttemptLimiter(cfg rateLimitConfig, maxWait time.Duration, now func() time.Time) attemptLimiter {
 	if cfg.off {
-		return newHeldLimiter(nil, now)
+		return newHoldingLimiter(nil, now)
 	}
 	switch l := cfg.limiter.(type) {
 	case nil:
@@ -186,9 +203,10 @@ func newAttemptLimiter(cfg rateLimitConfig, maxWait time.Duration, now func() ti
 	case *windowLimiter:
 		return l
 	case FeedbackLimiter:
-		return forwardingLimiter{inner: l, now: now}
+		s, _ := l.(SlotLimiter)
+		return forwardingLimiter{inner: l, slots: s, now: now}
 	default:
-		return newHeldLimiter(l, now)
+		return newHoldingLimiter(l, now)
 	}
 }
 
@@ -205,59 +223,72 @@ func levelReason(level WaitLevel) string {
 	return "limiter"
 }
 
-// heldLimiter keeps the server's word inside the process around a Limiter
-// that is not told it (a user's, from WithLimiter), or around none
+// holdingLimiter keeps the server's hold inside the process around a
+// Limiter that is not told it (a user's, from WithLimiter), or around none
 // (WithoutRateLimit).
-type heldLimiter struct {
-	inner Limiter // nil: no client-side limit
+type holdingLimiter struct {
+	inner Limiter     // nil: no client-side limit
+	slots SlotLimiter // inner, when it is one
 	hold  serverHold
 	now   func() time.Time
 }
 
-func newHeldLimiter(inner Limiter, now func() time.Time) *heldLimiter {
-	l := &heldLimiter{inner: inner, now: now}
+func newHoldingLimiter(inner Limiter, now func() time.Time) *holdingLimiter {
+	l := &holdingLimiter{inner: inner, now: now}
+	l.slots, _ = inner.(SlotLimiter)
 	l.hold.init(now())
 	return l
 }
 
-func (l *heldLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+func (l *holdingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now); err != nil {
 		return slotTicket{}, err
 	}
 	if l.inner == nil {
 		return slotTicket{}, ctx.Err()
 	}
-	return slotTicket{}, waitExternal(ctx, l.inner, maxWait, rec, l.now)
+	return acquireExternal(ctx, l.inner, l.slots, maxWait, rec, l.now)
 }
 
-func (l *heldLimiter) feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
+func (l *holdingLimiter) feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
 
-// done is a no-op: a Limiter from outside paces by its own clock.
-func (l *heldLimiter) done(slotTicket) {}
+// done tells a SlotLimiter that its request was answered.
+func (l *holdingLimiter) done(t slotTicket) { t.answer() }
 
-// forwardingLimiter tells a FeedbackLimiter (a fleet's) what the server
-// said and holds nothing back itself: the limiter holds back every
-// process that shares it.
+// forwardingLimiter tells a FeedbackLimiter (a fleet's) the server's hold
+// and holds nothing back itself: the limiter holds back every process that
+// shares it.
 type forwardingLimiter struct {
 	inner FeedbackLimiter
+	slots SlotLimiter // inner, when it is one
 	now   func() time.Time
 }
 
-// done is a no-op: a fleet limiter paces by its own clock.
-func (l forwardingLimiter) done(slotTicket) {}
-
 func (l forwardingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	return slotTicket{}, waitExternal(ctx, l.inner, maxWait, rec, l.now)
+	return acquireExternal(ctx, l.inner, l.slots, maxWait, rec, l.now)
 }
 
 func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inner.Feedback(ctx, f) }
 
-// waitExternal waits for a Limiter from outside the core, which learns
-// the client's max wait from the context (CheckWait reads it), and
-// records the wait when it held the request back.
-func waitExternal(ctx context.Context, l Limiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) error {
+// done tells a SlotLimiter that its request was answered.
+func (l forwardingLimiter) done(t slotTicket) { t.answer() }
+
+// acquireExternal waits for a Limiter from outside the core (with Acquire
+// when it is a SlotLimiter s, keeping answered in the ticket), which learns
+// the client's max wait from the context (CheckWait reads it), and records
+// the wait when it held the request back.
+func acquireExternal(ctx context.Context, l Limiter, s SlotLimiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) (slotTicket, error) {
 	start := now()
-	err := l.Wait(contextWithMaxWait(ctx, maxWait))
+	var t slotTicket
+	var err error
+	if s != nil {
+		t.answered, err = s.Acquire(contextWithMaxWait(ctx, maxWait))
+		if err != nil {
+			t.answered = nil
+		}
+	} else {
+		err = l.Wait(contextWithMaxWait(ctx, maxWait))
+	}
 	// A wait the context cut short is reported whatever its length; a
 	// refusal, which waited for nothing, is not.
 	cut := err != nil && ctx.Err() != nil
@@ -268,5 +299,5 @@ func waitExternal(ctx context.Context, l Limiter, maxWait time.Duration, rec *wa
 		}
 		rec.add(WaitLimiter, start, d, cause)
 	}
-	return err
+	return t, err
 }

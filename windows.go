@@ -206,11 +206,20 @@ type secondSlot struct {
 	pos   int           // its place in the heap
 }
 
-// slotTicket names the slot a request holds, and which holding.
+// slotTicket names the slot a request holds, and which holding; for a
+// SlotLimiter from outside the core, what to call when it was answered.
 type slotTicket struct {
-	idx   int
-	gen   uint64
-	valid bool
+	idx      int
+	gen      uint64
+	valid    bool
+	answered func()
+}
+
+// answer calls the SlotLimiter's answered, if the ticket holds one.
+func (t slotTicket) answer() {
+	if t.answered != nil {
+		t.answered()
+	}
 }
 
 func newSecondWindow(perSecond int) secondWindow {
