@@ -48,6 +48,7 @@ const hourGuard = 2 * time.Second
 type windowLimiter struct {
 	maxWait time.Duration // NewLimiter's own bound; 0: the client's
 	now     func() time.Time
+	sleep   func(context.Context, time.Duration) error // sleep; tests stop it
 	hold    serverHold
 
 	mu     sync.Mutex
@@ -63,6 +64,7 @@ func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() 
 	l := &windowLimiter{
 		maxWait: maxWait,
 		now:     now,
+		sleep:   sleep,
 		origin:  start,
 		second:  newSecondWindow(perSecond),
 		hour:    window{span: time.Hour + hourGuard, size: perHour},
@@ -70,6 +72,15 @@ func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() 
 	}
 	l.hold.init(start)
 	return l
+}
+
+// reserving returns the attemptLimiter of a client that leaves r free for
+// the others (WithReserve): l itself when r is zero.
+func (l *windowLimiter) reserving(r windowReserve) attemptLimiter {
+	if r == (windowReserve{}) {
+		return l
+	}
+	return reservingLimiter{windowLimiter: l, reserve: r}
 }
 
 // Wait blocks until the server's word and both windows allow one more
@@ -107,17 +118,24 @@ func (l *windowLimiter) done(t slotTicket) {
 }
 
 func (l *windowLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	return l.acquireKeeping(ctx, maxWait, rec, windowReserve{})
+}
+
+// acquireKeeping is acquire for a client that leaves keep free in the
+// windows for the other clients sharing the limiter (WithReserve).
+func (l *windowLimiter) acquireKeeping(ctx context.Context, maxWait time.Duration, rec *waitRecords, keep windowReserve) (slotTicket, error) {
 	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
 	if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
 		return slotTicket{}, err
 	}
-	return l.waitWindows(ctx, limit, rec)
+	return l.waitWindows(ctx, limit, rec, keep)
 }
 
 // waitWindows reserves the earliest release both windows allow, then
 // sleeps until it; the request counts in the second until a second after
-// done (see secondWindow). A wait cut short by ctx gives the slot back.
-func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) (slotTicket, error) {
+// done (see secondWindow). A wait cut short by ctx gives the slot back. A
+// request that its reserve holds back longer waits in waitKeeping.
+func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords, keep windowReserve) (slotTicket, error) {
 	l.mu.Lock()
 	// The clock is read under the lock, so that releases come in order
 	// and a request that found the limit free does not wait behind one
@@ -126,6 +144,12 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 	at := start.Sub(l.origin)
 	secFree, hourFree := l.second.earliest(), l.hour.free()
 	release := max(at, secFree, hourFree, l.last)
+	if keep != (windowReserve{}) {
+		if kept, _ := l.keeping(keep, at); kept > release {
+			l.mu.Unlock()
+			return l.waitKeeping(ctx, limit, rec, keep, start)
+		}
+	}
 	delay := release - at
 	level := WaitPerSecond
 	if hourFree > secFree {
@@ -140,13 +164,72 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 	if delay <= 0 {
 		return r.second, nil
 	}
-	err := sleep(ctx, delay)
+	err := l.sleep(ctx, delay)
 	rec.add(level, start, l.now().Sub(start), err)
 	if err != nil {
 		l.giveBack(r)
 		return slotTicket{}, err
 	}
 	return r.second, nil
+}
+
+// windowReserve is how many slots of each window a client leaves free for
+// the other clients sharing its limiter (WithReserve).
+type windowReserve struct{ perHour, perSecond int }
+
+// keeping returns the earliest release at which, after this request takes
+// its slot, both windows still hold keep free, and the window that asks
+// for the later one. Callers hold l.mu.
+func (l *windowLimiter) keeping(keep windowReserve, at time.Duration) (time.Duration, WaitLevel) {
+	sec, hour := l.second.earliestKeeping(keep.perSecond), l.hour.freeKeeping(keep.perHour)
+	level := WaitPerSecond
+	if hour > sec {
+		level = WaitPerHour
+	}
+	return max(at, sec, hour, l.last), level
+}
+
+// waitKeeping waits while the reserve holds a request back, without a
+// place in line: a request without a reserve that comes meanwhile goes
+// first, as if this one had not asked. Once the reserve allows the
+// earliest release, it takes it as waitWindows does. The whole wait from
+// start is checked against the max wait and recorded once.
+func (l *windowLimiter) waitKeeping(ctx context.Context, limit maxWaitLimit, rec *waitRecords, keep windowReserve, start time.Time) (slotTicket, error) {
+	for {
+		l.mu.Lock()
+		now := l.now()
+		at := now.Sub(l.origin)
+		release := max(at, l.second.earliest(), l.hour.free(), l.last)
+		kept, level := l.keeping(keep, at)
+		waited := now.Sub(start)
+		if err := limit.check(ctx, waited+(kept-at), start, levelReason(level)+" keeping the reserve (WithReserve)"); err != nil {
+			l.mu.Unlock()
+			if waited > 0 {
+				rec.add(level, start, waited, ctx.Err())
+			}
+			return slotTicket{}, err
+		}
+		var r reservation
+		held := kept > release
+		if !held {
+			r = l.reserve(kept)
+		}
+		l.mu.Unlock()
+		err := l.sleep(ctx, kept-at)
+		if held && err == nil {
+			continue
+		}
+		if d := l.now().Sub(start); d > 0 || err != nil {
+			rec.add(level, start, d, err)
+		}
+		if err != nil {
+			if !held {
+				l.giveBack(r)
+			}
+			return slotTicket{}, err
+		}
+		return r.second, nil
+	}
 }
 
 // reservation is what giveBack needs to undo one reserve.
@@ -197,6 +280,7 @@ type secondWindow struct {
 	slots []secondSlot // grown to size as needed; a ticket's idx is stable
 	heap  []int        // slot indexes, the slot that frees first on top
 	gen   uint64
+	scan  []int // heap positions, earliestKeeping's own heap
 }
 
 // secondSlot is one slot of the second.
@@ -233,6 +317,73 @@ func (w *secondWindow) earliest() time.Duration {
 		return math.MinInt64
 	}
 	return w.slots[w.heap[0]].frees
+}
+
+// earliestKeeping returns when a slot can be taken leaving keep free
+// after it: once keep+1 slots are free, counting those not made yet.
+// earliestKeeping(0) is earliest.
+func (w *secondWindow) earliestKeeping(keep int) time.Duration {
+	m := keep + 1 - (w.size - len(w.slots)) // made slots that must free
+	switch {
+	case m <= 0:
+		return math.MinInt64
+	case m > len(w.slots): // keep >= size, which WithReserve refuses
+		return math.MaxInt64
+	}
+	return w.nth(m)
+}
+
+// nth returns when the m-th slot to free frees (m >= 1): it walks the heap
+// from its top with a heap of its own, in O(m log m).
+func (w *secondWindow) nth(m int) time.Duration {
+	frees := func(pos int) time.Duration { return w.slots[w.heap[pos]].frees }
+	less := func(i, j int) bool { return frees(w.scan[i]) < frees(w.scan[j]) }
+	w.scan = append(w.scan[:0], 0)
+	for {
+		top := w.scan[0]
+		if m--; m == 0 {
+			return frees(top)
+		}
+		last := len(w.scan) - 1
+		w.scan[0] = w.scan[last]
+		w.scan = w.scan[:last]
+		siftDown(w.scan, 0, less)
+		for _, child := range [2]int{2*top + 1, 2*top + 2} {
+			if child < len(w.heap) {
+				w.scan = append(w.scan, child)
+				siftUp(w.scan, len(w.scan)-1, less)
+			}
+		}
+	}
+}
+
+// siftUp and siftDown restore the order of the binary min-heap h around i.
+func siftUp(h []int, i int, less func(i, j int) bool) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !less(i, parent) {
+			return
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func siftDown(h []int, i int, less func(i, j int) bool) {
+	for {
+		least, left, right := i, 2*i+1, 2*i+2
+		if left < len(h) && less(left, least) {
+			least = left
+		}
+		if right < len(h) && less(right, least) {
+			least = right
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
 }
 
 // take holds the slot that frees first until frees, and returns its
@@ -346,6 +497,21 @@ type slot struct {
 	idx      int
 	prev     time.Duration
 	appended bool
+}
+
+// freeKeeping returns the earliest release the window allows leaving keep
+// of its size free after it: once the (size-keep)-th newest release has
+// left it. freeKeeping(0) is free.
+func (w *window) freeKeeping(keep int) time.Duration {
+	k, n := w.size-keep, len(w.ring)
+	switch {
+	case k <= 0: // keep >= size, which WithReserve refuses
+		return math.MaxInt64
+	case n < k:
+		return math.MinInt64
+	}
+	// Releases come in order: the ring holds them oldest first from next.
+	return w.ring[(w.next+n-k)%n] + w.span
 }
 
 func (w *window) push(at time.Duration) slot {
