@@ -191,9 +191,11 @@ func WithReserve(perHour, perSecond int) Option {
 
 // NewLimiter returns the built-in limiter: at most perHour requests in any
 // rolling hour and perSecond in any rolling second, each window kept a
-// little longer than published (see the README). It is a FeedbackLimiter,
-// safe for concurrent use; pass it to several clients with WithLimiter to
-// share one budget, and the server's word seen by one of them.
+// little longer than published (see docs/limiter.md). It is a
+// FeedbackLimiter and a SlotLimiter, safe for concurrent use; pass it to
+// several clients with WithLimiter to share one budget, and the hold one
+// of them was told; WithReserve makes one of them leave a share to the
+// others.
 //
 // A wait longer than the max wait, or one that would end after the
 // context's deadline, fails at once with an *APIError matching

@@ -99,6 +99,21 @@ func (l *windowLimiter) Wait(ctx context.Context) error {
 	return err
 }
 
+// Acquire waits as Wait does and returns answered, after which the
+// request counts in the rolling second for one second more (and the
+// guard), as a Client's own requests do (see SlotLimiter).
+func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
+	client, ok := maxWaitFrom(ctx)
+	if !ok {
+		client = DefaultMaxWait
+	}
+	t, err := l.acquire(ctx, client, nil)
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.done(t) }, nil
+}
+
 // Feedback holds every request sharing the limiter back for f.Hold, or
 // lifts the hold (see RateFeedback).
 func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
