@@ -13,9 +13,8 @@ const (
 )
 
 // minReportedWait is the shortest Wait of a Limiter given with WithLimiter
-// that is reported as a wait (WaitLimiter). Such a Wait may do I/O (a
-// fleet limiter asks Redis), which takes time without holding anything
-// back; a real wait for a slot lasts milliseconds at least.
+// that is reported as a wait (WaitLimiter): a fleet limiter's round trip
+// to Redis takes time without holding anything back.
 const minReportedWait = time.Millisecond
 
 // Limiter paces requests. Wait blocks until one request may be sent, and
@@ -31,8 +30,8 @@ type Limiter interface {
 	Wait(ctx context.Context) error
 }
 
-// RateFeedback is what one response said about the rate limit, told to a
-// FeedbackLimiter after every attempt that got a response.
+// RateFeedback is the server's hold (or its lift) as one response said it,
+// told to a FeedbackLimiter after every attempt whose response said one.
 type RateFeedback struct {
 	// Hold asks that nothing be sent for this long: the server said no
 	// requests remain until a reset, or answered 429 with Retry-After. It is
@@ -44,17 +43,17 @@ type RateFeedback struct {
 	Lift bool
 }
 
-// FeedbackLimiter is a Limiter that is also told what the server said
-// about the rate limit, so that it can hold back every request that shares
-// it (in this process, or across a fleet) until the server's reset. The
-// client calls Feedback after an attempt whose response carried rate-limit
-// headers or a Retry-After on a 429. A Limiter given to WithLimiter that
-// does not implement it is wrapped so that the server's word is still
-// obeyed inside the process; a FeedbackLimiter is trusted to obey it
-// itself, and the client holds nothing back on its behalf.
+// FeedbackLimiter is a Limiter that is also told the server's hold, so
+// that it can hold back every request that shares it (in this process, or
+// across a fleet) until the server's reset. The client calls Feedback
+// after an attempt whose response carried rate-limit headers or a
+// Retry-After on a 429. For a Limiter given to WithLimiter that does not
+// implement it, the client keeps the hold itself, inside the process; a
+// FeedbackLimiter is trusted to keep it, and the client holds nothing back
+// on its behalf.
 //
-// The limiter NewLimiter returns is a FeedbackLimiter: the server's word
-// seen by one client holds back every client sharing it.
+// The limiter NewLimiter returns is a FeedbackLimiter: a hold one client
+// was told holds back every client sharing it.
 type FeedbackLimiter interface {
 	Limiter
 	Feedback(ctx context.Context, f RateFeedback)

@@ -7,44 +7,28 @@ import (
 	"time"
 )
 
-// secondGuard lengthens the built-in limiter's rolling second. A server
-// counts a request when it arrives, somewhere between its release and its
-// response; the built-in limiter therefore counts each request of a Client
-// in the second that follows its response, or, for a response slower than
-// maxTransit, the second that follows release + maxTransit (see
-// secondWindow). That holds on the server's clock whatever the transit
-// and whatever the load on the machine, and the guard only absorbs timer
-// and clock granularity: 5 ms, 0.5% of the rate. A request released by
-// Wait alone, whose response the limiter never hears of, counts from its
-// release with releaseGuard.
+// secondGuard lengthens the rolling second of a request counted from its
+// answer: it absorbs timer and clock granularity (docs/limiter.md).
 const secondGuard = 5 * time.Millisecond
 
 // maxTransit is how late after its release a request is assumed to reach
-// the server at the latest, when its response has not come back yet. It
-// bounds what a slow endpoint costs when the limit binds: at worst
-// 1/(1 s + maxTransit + guard) of the limit, one half. 250 ms still let
-// 429s through on a 2-core machine under heavy load, where responses from
-// a local server took longer than that; 1 s gave none.
+// the server at the latest, when its answer has not come back yet; it
+// bounds what a slow endpoint costs when the limit binds to half the rate
+// (docs/limiter.md has the measurements behind 1 s).
 const maxTransit = time.Second
 
-// releaseGuard lengthens the rolling second for requests counted from
-// their release (Wait called directly): arrivals perSecond requests apart
-// must not come closer than their releases by more than this.
+// releaseGuard lengthens the rolling second of a request counted from its
+// release (Wait called directly), whose answer the limiter never hears of.
 const releaseGuard = 15 * time.Millisecond
 
-// hourGuard lengthens the built-in limiter's rolling hour, for the same
-// reason: a request counted against the hour just before our window opens
-// arrives a little after we sent it.
+// hourGuard lengthens the rolling hour: a request arrives a little after
+// its release.
 const hourGuard = 2 * time.Second
 
-// windowLimiter is the built-in limiter: two exact rolling windows, kept
-// as the release times of the last perSecond and the last perHour
-// requests, and the server's word. A request may go when the oldest
-// release of each full window has left it; both windows are checked and
-// the slot reserved in one step under one lock. A token bucket would
-// either make every request wait behind the one before (burst 1: 20 ms
-// apart at 50/s even from idle) or, for the hour, let a full burst
-// through and refill behind it: about twice the limit in the first hour.
+// windowLimiter is the built-in limiter: two exact rolling windows and the
+// server's hold. A request may go when both windows have a free slot; both
+// are checked and the slot taken in one step under one lock, so the levels
+// never disagree (why not a token bucket: docs/limiter.md).
 type windowLimiter struct {
 	maxWait time.Duration // NewLimiter's own bound; 0: the client's
 	now     func() time.Time
@@ -83,7 +67,7 @@ func (l *windowLimiter) reserving(r windowReserve) attemptLimiter {
 	return reservingLimiter{windowLimiter: l, reserve: r}
 }
 
-// Wait blocks until the server's word and both windows allow one more
+// Wait blocks until the server's hold and both windows allow one more
 // request, within the max wait (see NewLimiter).
 func (l *windowLimiter) Wait(ctx context.Context) error {
 	client, ok := maxWaitFrom(ctx)
@@ -282,14 +266,11 @@ func (l *windowLimiter) giveBack(r reservation) {
 	l.seq--
 }
 
-// secondWindow is the rolling second of the built-in limiter as up to
-// perSecond slots, each holding when it frees. A request takes the slot
-// that frees first and goes no earlier. Its slot frees a second (and
-// secondGuard) after its response, which is when the server last counted
-// it, or after release + maxTransit, when the response is slower: so at
-// most perSecond requests ever count in any second on the server's clock,
-// however late each arrived. The slots are kept in a min-heap by when
-// they free, so a limit of a million a second costs what fifty do.
+// secondWindow is the rolling second as up to perSecond slots, each
+// holding when it frees: a second (and secondGuard) after its request's
+// answer, when the server last counted it, or after release + maxTransit
+// when the answer is slower. A request takes the slot that frees first and
+// goes no earlier; a min-heap by when they free keeps that O(log n).
 type secondWindow struct {
 	size  int
 	slots []secondSlot // grown to size as needed; a ticket's idx is stable
