@@ -25,7 +25,7 @@ const minReportedWait = time.Millisecond
 // A Limiter written outside this package refuses a wait that is too long
 // with RefuseWait, or lets CheckWait decide, which applies the max wait of
 // the calling client (WithMaxWait): the client puts it into the context it
-// passes to Wait.
+// passes to Wait (or to Acquire, see SlotLimiter).
 type Limiter interface {
 	Wait(ctx context.Context) error
 }
@@ -249,10 +249,11 @@ type attemptLimiter interface {
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
 	// feedback tells the limiter what a response said (see rateFeedback).
 	feedback(ctx context.Context, f RateFeedback)
-	// done tells the limiter that the request acquire released with t got
-	// its response, or failed. A response means the server counted it by
-	// now; a failure after the request left may still arrive later, which
-	// maxTransit does not cover (failed attempts are few).
+	// done tells the limiter, once for each acquire that succeeded, that
+	// its request got its response or failed (a SlotLimiter's answered).
+	// A response means the server counted it by now; a failure after the
+	// request left may still arrive later, which maxTransit does not cover
+	// (failed attempts are few).
 	done(t slotTicket)
 }
 
