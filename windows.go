@@ -276,7 +276,7 @@ type secondWindow struct {
 	slots []secondSlot // grown to size as needed; a ticket's idx is stable
 	heap  []int        // slot indexes, the slot that frees first on top
 	gen   uint64
-	scan  []int // heap positions, earliestKeeping's own heap
+	scan  scanHeap // nth's own heap, kept to reuse
 }
 
 // secondSlot is one slot of the second.
@@ -332,32 +332,38 @@ func (w *secondWindow) earliestKeeping(keep int) time.Duration {
 // nth returns when the m-th slot to free frees (m >= 1): it walks the heap
 // from its top with a heap of its own, in O(m log m).
 func (w *secondWindow) nth(m int) time.Duration {
-	frees := func(pos int) time.Duration { return w.slots[w.heap[pos]].frees }
-	less := func(i, j int) bool { return frees(w.scan[i]) < frees(w.scan[j]) }
-	w.scan = append(w.scan[:0], 0)
+	h := append(w.scan[:0], scanned{w.slots[w.heap[0]].frees, 0})
+	defer func() { w.scan = h[:0] }()
 	for {
-		top := w.scan[0]
+		top := h[0]
 		if m--; m == 0 {
-			return frees(top)
+			return top.frees
 		}
-		last := len(w.scan) - 1
-		w.scan[0] = w.scan[last]
-		w.scan = w.scan[:last]
-		siftDown(w.scan, 0, less)
-		for _, child := range [2]int{2*top + 1, 2*top + 2} {
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		h.down(0)
+		for _, child := range [2]int{2*top.pos + 1, 2*top.pos + 2} {
 			if child < len(w.heap) {
-				w.scan = append(w.scan, child)
-				siftUp(w.scan, len(w.scan)-1, less)
+				h = append(h, scanned{w.slots[w.heap[child]].frees, child})
+				h.up(len(h) - 1)
 			}
 		}
 	}
 }
 
-// siftUp and siftDown restore the order of the binary min-heap h around i.
-func siftUp(h []int, i int, less func(i, j int) bool) {
+// scanned is a slot nth has seen: when it frees and its place in the heap.
+type scanned struct {
+	frees time.Duration
+	pos   int
+}
+
+// scanHeap is nth's own min-heap by frees.
+type scanHeap []scanned
+
+func (h scanHeap) up(i int) {
 	for i > 0 {
 		parent := (i - 1) / 2
-		if !less(i, parent) {
+		if h[parent].frees <= h[i].frees {
 			return
 		}
 		h[i], h[parent] = h[parent], h[i]
@@ -365,13 +371,13 @@ func siftUp(h []int, i int, less func(i, j int) bool) {
 	}
 }
 
-func siftDown(h []int, i int, less func(i, j int) bool) {
+func (h scanHeap) down(i int) {
 	for {
 		least, left, right := i, 2*i+1, 2*i+2
-		if left < len(h) && less(left, least) {
+		if left < len(h) && h[left].frees < h[least].frees {
 			least = left
 		}
-		if right < len(h) && less(right, least) {
+		if right < len(h) && h[right].frees < h[least].frees {
 			least = right
 		}
 		if least == i {
