@@ -261,3 +261,33 @@ func TestNewAttemptLimiterWithReserve(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, DefaultRequestsPerHour, own.hour.size)
 }
+
+// TestReserveWaitKeepsALaterHold: a request its reserve held back keeps a
+// hold the server asked for while it waited, instead of going as soon as
+// its own wait ends (here the hold is longer than the max wait: refused).
+func TestReserveWaitKeepsALaterHold(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := newWindowLimiter(1000, 2, 0, clk.now)
+	_, err := l.acquire(context.Background(), time.Minute, nil) // never answered
+	require.NoError(t, err)
+	var slept []time.Duration
+	l.sleep = func(_ context.Context, d time.Duration) error {
+		slept = append(slept, d)
+		clk.advance(d)
+		// As the reserve's wait ends, a response says nothing remains for
+		// 30 minutes.
+		l.feedback(context.Background(), RateFeedback{Hold: 30 * time.Minute})
+		return nil
+	}
+	var rec waitRecords
+	_, err = l.reserving(windowReserve{perSecond: 1}).acquire(context.Background(), time.Minute, &rec)
+	require.ErrorIs(t, err, ErrRateLimited)
+	assert.Contains(t, err.Error(), "server rate limit")
+	wait := maxTransit + time.Second + secondGuard
+	assert.Equal(t, []time.Duration{wait}, slept, "the reserve's wait, then the hold refused")
+	assert.Len(t, l.hour.ring, 1, "no slot taken")
+	require.Len(t, rec.all(), 1)
+	assert.Equal(t, WaitPerSecond, rec.all()[0].level)
+	assert.Equal(t, wait, rec.all()[0].d)
+}

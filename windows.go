@@ -192,7 +192,8 @@ func (l *windowLimiter) keeping(keep windowReserve, at time.Duration) (time.Dura
 // place in line: a request without a reserve that comes meanwhile goes
 // first, as if this one had not asked. Once the reserve allows the
 // earliest release, it takes it as waitWindows does. The whole wait from
-// start is checked against the max wait and recorded once.
+// start is checked against the max wait and recorded once; a hold the
+// server asked for meanwhile is kept after each round.
 func (l *windowLimiter) waitKeeping(ctx context.Context, limit maxWaitLimit, rec *waitRecords, keep windowReserve, start time.Time) (slotTicket, error) {
 	for {
 		l.mu.Lock()
@@ -216,6 +217,11 @@ func (l *windowLimiter) waitKeeping(ctx context.Context, limit maxWaitLimit, rec
 		l.mu.Unlock()
 		err := l.sleep(ctx, kept-at)
 		if held && err == nil {
+			// A hold the server asked for meanwhile comes first.
+			if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
+				rec.add(level, start, kept-at+waited, nil)
+				return slotTicket{}, err
+			}
 			continue
 		}
 		if d := l.now().Sub(start); d > 0 || err != nil {
