@@ -122,7 +122,7 @@ func ExampleServer_SetPaging() {
 }
 
 // SetLimits makes the fake stricter than the published limits; Throttled
-// counts its 429 answers. The client keeps the server's word and waits out
+// counts its 429 answers. The client keeps the server's hold and waits out
 // the Retry-After.
 func ExampleServer_SetLimits() {
 	fake := seoapitest.New()
