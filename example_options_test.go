@@ -248,7 +248,7 @@ func ExampleWithoutRateLimit() {
 	fake.SetLimits(seoapitest.Limits{PerSecond: 1}) // a server stricter than published
 
 	// No client-side limiter: requests go as fast as they are made, and the
-	// server's hold still holds. A wait it asks for that is longer than
+	// server's hold is still kept. A wait it asks for that is longer than
 	// the max wait fails the call.
 	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithoutRateLimit(), seoapi.WithMaxWait(100*time.Millisecond))
 	if err != nil {
