@@ -40,6 +40,11 @@ func TestNewRejectsInvalidArguments(t *testing.T) {
 		{"negative max wait", rdb, "prod", []Option{WithMaxWait(-time.Second)}, "WithMaxWait(-1s)"},
 		{"nil fallback", rdb, "prod", []Option{WithFallback(nil)}, "nil Limiter"},
 		{"nil logger", rdb, "prod", []Option{WithLogger(nil)}, "nil Logger"},
+		{"negative reserve", rdb, "prod", []Option{WithReserve(-1, 0)}, "WithReserve(-1, 0): a reserve cannot be negative"},
+		{"reserve of the whole hour", rdb, "prod", []Option{WithLimits(100, 50), WithReserve(100, 0)}, "WithReserve(100, 0): a reserve must be smaller than the limits (100 an hour, 50 a second)"},
+		{"reserve over the hour", rdb, "prod", []Option{WithLimits(100, 50), WithReserve(101, 0)}, "smaller than the limits"},
+		{"reserve of the whole second, limits after", rdb, "prod", []Option{WithReserve(0, 50), WithLimits(100, 50)}, "WithReserve(0, 50): a reserve must be smaller"},
+		{"reserve over the default hour", rdb, "prod", []Option{WithReserve(seoapi.DefaultRequestsPerHour, 0)}, "(10000 an hour, 50 a second)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
