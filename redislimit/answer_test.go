@@ -2,9 +2,12 @@ package redislimit
 
 import (
 	"context"
+	"errors"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,5 +205,67 @@ func TestClientTellsTheAnswer(t *testing.T) {
 	}
 	if got := hook.count(lim.answerScript); got != attempts {
 		t.Errorf("%d answers told for %d attempts", got, attempts)
+	}
+}
+
+// slotFallback is a fallback that is a seoapi.SlotLimiter: it counts its
+// acquisitions and the answers it is told.
+type slotFallback struct {
+	countingLimiter
+	acquired, answered atomic.Int32
+}
+
+func (s *slotFallback) Acquire(ctx context.Context) (func(), error) {
+	s.acquired.Add(1)
+	return func() { s.answered.Add(1) }, ctx.Err()
+}
+
+// TestAcquireWhileRedisIsDown: without a fallback Acquire fails with an
+// *UnavailableError and no answered; with one it returns an answered
+// that is safe to call, and a fallback that is a SlotLimiter is asked
+// with Acquire and told the answer.
+func TestAcquireWhileRedisIsDown(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		fallback seoapi.Limiter // nil: none
+	}{
+		{"no fallback", nil},
+		{"a Limiter", &countingLimiter{}},
+		{"a SlotLimiter", &slotFallback{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startRedis(t)
+			opts := []Option{WithLogger(slog.New(&records{}))}
+			if tc.fallback != nil {
+				opts = append(opts, WithFallback(tc.fallback))
+			}
+			lim := newTestLimiter(t, srv.Client(), "acquire-down", opts...)
+			srv.Stop()
+			answered, err := lim.Acquire(context.Background())
+			if tc.fallback == nil {
+				var unavailable *UnavailableError
+				if !errors.As(err, &unavailable) || answered != nil {
+					t.Fatalf("Acquire = %p, %v; want no answered and an *UnavailableError", answered, err)
+				}
+				return
+			}
+			if err != nil || answered == nil {
+				t.Fatalf("Acquire = %p, %v; want the fallback's turn", answered, err)
+			}
+			answered()
+			switch f := tc.fallback.(type) {
+			case *slotFallback:
+				if f.acquired.Load() != 1 || f.answered.Load() != 1 || f.waits.Load() != 0 {
+					t.Errorf("the fallback acquired %d, was told %d answers and waited %d times; want 1, 1, 0", f.acquired.Load(), f.answered.Load(), f.waits.Load())
+				}
+			case *countingLimiter:
+				if f.waits.Load() != 1 {
+					t.Errorf("the fallback waited %d times, want 1", f.waits.Load())
+				}
+			}
+		})
 	}
 }
