@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -92,36 +93,48 @@ func TestReserveKeepsTheSecondForOthers(t *testing.T) {
 			batch := newTestLimiter(t, rdb, name, WithLimits(1000, perSecond), WithReserve(0, reserve))
 			service := newTestLimiter(t, rdb, name, WithLimits(1000, perSecond))
 			ctx := context.Background()
-			reserveAs := func(l *Limiter, member string) reservation {
+			// reserveAs reserves a slot for member and checks its release:
+			// Redis's now, the spacing after the latest release, or when
+			// the slot that let it go stops counting, whichever is latest.
+			// The members reserved so far, latest release first.
+			var members []string
+			reserveAs := func(l *Limiter, member string, limit int) {
 				t.Helper()
 				r, err := l.reserveSlot(ctx, member, answered)
 				if err != nil || !r.reserved {
 					t.Fatalf("reserve %s = %+v, %v", member, r, err)
 				}
-				return r
-			}
-			for i := range 3 {
-				reserveAs(batch, fmt.Sprint("batch-", i))
-			}
-			// The service's two follow at the spacing: the reserve is free.
-			for i := range 2 {
-				if r := reserveAs(service, fmt.Sprint("service-", i)); r.why == reasonSecond && i > 0 {
-					t.Errorf("the service's slot %d waited for the second: %s", i, service.reason(r))
+				at, _ := score(t, rdb, l.keys[0], member)
+				want := at.Add(-r.delay)
+				if len(members) > 0 {
+					last, _ := score(t, rdb, l.keys[0], members[0])
+					want = latest(want, last.Add(l.spacing(answered)))
 				}
+				if len(members) >= limit {
+					// The limit-th latest end of the others; all are
+					// still counting (no answers are told here).
+					ends := make([]time.Time, len(members))
+					for i, m := range members {
+						ends[i], _ = score(t, rdb, l.keys[2], m)
+					}
+					slices.SortFunc(ends, func(a, b time.Time) int { return b.Compare(a) })
+					want = latest(want, ends[limit-1])
+				}
+				if !at.Equal(want) {
+					t.Errorf("%s released at %s, want %s", member, at, want)
+				}
+				members = append([]string{member}, members...)
 			}
-			// The batch's fourth waits until its first stops counting.
-			r := reserveAs(batch, "batch-3")
-			if want := "fleet per-second limit less the reserve of 2 (redislimit.WithReserve)"; batch.reason(r) != want {
-				t.Errorf("the batch's fourth waited for %q, want %q", batch.reason(r), want)
+			// The batch's three, then the service's two follow at the
+			// spacing: the reserve is free for the service. The batch's
+			// fourth waits until only 2 of the 5 count.
+			for i := range 3 {
+				reserveAs(batch, fmt.Sprint("batch-", i), perSecond-reserve)
 			}
-			first, _ := score(t, rdb, batch.keys[2], "batch-0")
-			fourth, _ := score(t, rdb, batch.keys[0], "batch-3")
-			// The service's slots still count, so the fourth of the batch
-			// goes once only 2 of the 5 count: when the third of the
-			// batch's first three stops, or later.
-			if fourth.Before(first) {
-				t.Errorf("the batch's fourth release %s is before its first stops counting %s", fourth, first)
+			for i := range 2 {
+				reserveAs(service, fmt.Sprint("service-", i), perSecond)
 			}
+			reserveAs(batch, "batch-3", perSecond-reserve)
 			var batchSlots, all []time.Time
 			for _, m := range []string{"batch-0", "batch-1", "batch-2", "batch-3"} {
 				at, _ := score(t, rdb, batch.keys[0], m)
