@@ -40,9 +40,8 @@
 // slot, in one round trip (EVALSHA, falling back to EVAL); an answer is
 // one more. When no slot is free now it reserves the earliest future one
 // and returns the delay; the process sleeps that long, honouring its
-// context. Slots are handed out in
-// the order requests reach Redis, so no process is starved and nobody
-// polls. A wait longer than WithMaxWait, or one that would end after the
+// context. Slots are handed out in the order requests reach Redis, so no
+// process is starved and nobody polls. A wait longer than WithMaxWait, or one that would end after the
 // context's deadline, is refused at once with the same *seoapi.APIError
 // the built-in limiter gives (StatusCode 0, RetryAfter set, matching
 // seoapi.ErrRateLimited): the script does not reserve a slot it would have
@@ -96,8 +95,8 @@
 // (scripts replicated by their effects). A version of this package before
 // the :s key counted the second from the :w key alone: during a rolling
 // upgrade, old and new processes sharing a name each see only part of
-// the other's second, so upgrade a fleet at once, or expect a few 429s
-// (which the client retries) for the minute of the upgrade.
+// the other's second, so stop the old processes before starting the new
+// ones, or expect a few 429s (which the client retries) while both run.
 //
 // # Deployments
 //
