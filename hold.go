@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// maxHold is the longest the server's word holds requests back: the
-// longest published window and its guard. A reset further ahead is a bad
-// header, not a reason to stop a client for years.
+// maxHold is the longest a hold lasts: the longest published window and
+// its guard. A reset further ahead is a bad header, not a reason to stop a
+// client for years.
 const maxHold = time.Hour + hourGuard
 
-// serverHold keeps the server's last word: send nothing before a time.
-// It is read on every attempt, so it is one atomic word, not a lock.
+// serverHold keeps the server's hold: send nothing before a time. It is
+// read on every attempt, so it is one atomic value, not a lock.
 type serverHold struct {
 	origin time.Time    // monotonic origin of until
 	until  atomic.Int64 // nanoseconds after origin; 0: no hold

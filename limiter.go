@@ -2,6 +2,7 @@ package seoapi
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -12,9 +13,8 @@ const (
 )
 
 // minReportedWait is the shortest Wait of a Limiter given with WithLimiter
-// that is reported as a wait (WaitLimiter). Such a Wait may do I/O (a
-// fleet limiter asks Redis), which takes time without holding anything
-// back; a real wait for a slot lasts milliseconds at least.
+// that is reported as a wait (WaitLimiter): a fleet limiter's round trip
+// to Redis takes time without holding anything back.
 const minReportedWait = time.Millisecond
 
 // Limiter paces requests. Wait blocks until one request may be sent, and
@@ -25,13 +25,13 @@ const minReportedWait = time.Millisecond
 // A Limiter written outside this package refuses a wait that is too long
 // with RefuseWait, or lets CheckWait decide, which applies the max wait of
 // the calling client (WithMaxWait): the client puts it into the context it
-// passes to Wait.
+// passes to Wait (or to Acquire, see SlotLimiter).
 type Limiter interface {
 	Wait(ctx context.Context) error
 }
 
-// RateFeedback is what one response said about the rate limit, told to a
-// FeedbackLimiter after every attempt that got a response.
+// RateFeedback is the server's hold (or its lift) as one response said it,
+// told to a FeedbackLimiter after every attempt whose response said one.
 type RateFeedback struct {
 	// Hold asks that nothing be sent for this long: the server said no
 	// requests remain until a reset, or answered 429 with Retry-After. It is
@@ -43,17 +43,17 @@ type RateFeedback struct {
 	Lift bool
 }
 
-// FeedbackLimiter is a Limiter that is also told what the server said
-// about the rate limit, so that it can hold back every request that shares
-// it (in this process, or across a fleet) until the server's reset. The
-// client calls Feedback after an attempt whose response carried rate-limit
-// headers or a Retry-After on a 429. A Limiter given to WithLimiter that
-// does not implement it is wrapped so that the server's word is still
-// obeyed inside the process; a FeedbackLimiter is trusted to obey it
-// itself, and the client holds nothing back on its behalf.
+// FeedbackLimiter is a Limiter that is also told the server's hold, so
+// that it can hold back every request that shares it (in this process, or
+// across a fleet) until the server's reset. The client calls Feedback
+// after an attempt whose response carried rate-limit headers or a
+// Retry-After on a 429. For a Limiter given to WithLimiter that does not
+// implement it, the client keeps the hold itself, inside the process; a
+// FeedbackLimiter is trusted to keep it, and the client holds nothing back
+// on its behalf.
 //
-// The limiter NewLimiter returns is a FeedbackLimiter: the server's word
-// seen by one client holds back every client sharing it.
+// The limiter NewLimiter returns is a FeedbackLimiter: a hold one client
+// was told holds back every client sharing it.
 type FeedbackLimiter interface {
 	Limiter
 	Feedback(ctx context.Context, f RateFeedback)
@@ -80,10 +80,52 @@ type rateLimitConfig struct {
 	perHour   int
 	perSecond int
 	off       bool
+	reserve   windowReserve // from WithReserve
+	rejected  error         // why this combination is refused, kept in clientConfig.errs
 }
 
 func defaultRateLimitConfig() rateLimitConfig {
 	return rateLimitConfig{perHour: DefaultRequestsPerHour, perSecond: DefaultRequestsPerSecond}
+}
+
+// setRateLimit applies an option to the rate-limit config and checks the
+// combination again, replacing the error an earlier combination left in
+// cfg.errs, so that the order of the options does not matter.
+func (cfg *clientConfig) setRateLimit(change func(*rateLimitConfig)) {
+	rl := &cfg.rateLimit
+	change(rl)
+	if rl.rejected != nil {
+		cfg.errs = slices.DeleteFunc(cfg.errs, func(err error) bool { return err == rl.rejected })
+	}
+	rl.rejected = rl.check()
+	if rl.rejected != nil {
+		cfg.errs = append(cfg.errs, rl.rejected)
+	}
+}
+
+// check refuses a reserve that no limiter of the client can keep: with
+// the limiter off, with a Limiter that is not the built-in one, or as
+// large as the limit it is taken from.
+func (rl *rateLimitConfig) check() error {
+	r := rl.reserve
+	if r == (windowReserve{}) {
+		return nil
+	}
+	perHour, perSecond, of := rl.perHour, rl.perSecond, "the client's limits (WithRateLimit)"
+	switch l := rl.limiter.(type) {
+	case nil:
+		if rl.off {
+			return invalidArgument("WithReserve(%d, %d): the client-side limiter is off (WithoutRateLimit)", r.perHour, r.perSecond)
+		}
+	case *windowLimiter:
+		perHour, perSecond, of = l.hour.size, l.second.size, "the shared limiter's limits (NewLimiter)"
+	default:
+		return invalidArgument("WithReserve(%d, %d): the Limiter given with WithLimiter (%T) is not the built-in one (NewLimiter); use that limiter's own reserve (such as redislimit.WithReserve)", r.perHour, r.perSecond, l)
+	}
+	if r.perHour >= perHour || r.perSecond >= perSecond {
+		return invalidArgument("WithReserve(%d, %d): a reserve must be smaller than %s, %d an hour and %d a second", r.perHour, r.perSecond, of, perHour, perSecond)
+	}
+	return nil
 }
 
 // WithRateLimit sets the built-in limiter's limits: at most perHour
@@ -95,36 +137,64 @@ func WithRateLimit(perHour, perSecond int) Option {
 			cfg.reject("WithRateLimit(%d, %d): limits must be positive", perHour, perSecond)
 			return
 		}
-		cfg.rateLimit = rateLimitConfig{perHour: perHour, perSecond: perSecond}
+		cfg.setRateLimit(func(rl *rateLimitConfig) {
+			rl.limiter, rl.off, rl.perHour, rl.perSecond = nil, false, perHour, perSecond
+		})
 	}
 }
 
 // WithLimiter replaces the built-in limiter with l, for example one
 // limiter shared by every client of the same key (see NewLimiter) or a
-// fleet's. The server's word (a rate-limit Remaining of 0, Retry-After on
-// a 429) is told to l when it is a FeedbackLimiter, and otherwise obeyed
-// by the client itself.
+// fleet's. The server's hold (a rate-limit Remaining of 0, Retry-After on
+// a 429) is told to l when it is a FeedbackLimiter, and otherwise kept by
+// the client itself.
 func WithLimiter(l Limiter) Option {
 	return func(cfg *clientConfig) {
 		if l == nil {
 			cfg.reject("WithLimiter: nil Limiter")
 			return
 		}
-		cfg.rateLimit = rateLimitConfig{limiter: l}
+		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.limiter, rl.off = l, false })
 	}
 }
 
-// WithoutRateLimit turns the client-side limiter off. The server's own
-// word (a rate-limit Remaining of 0, Retry-After on a 429) is still obeyed.
+// WithoutRateLimit turns the client-side limiter off. The server's hold
+// (a rate-limit Remaining of 0, Retry-After on a 429) is still kept.
 func WithoutRateLimit() Option {
-	return func(cfg *clientConfig) { cfg.rateLimit = rateLimitConfig{off: true} }
+	return func(cfg *clientConfig) {
+		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.limiter, rl.off = nil, true })
+	}
+}
+
+// WithReserve makes this client leave perHour requests of the rolling
+// hour and perSecond of the rolling second to the other clients sharing
+// its limiter (NewLimiter, given to each with WithLimiter), for batch work
+// beside a service on the same key: a request goes only while, after it,
+// the limiter's windows still hold that many free slots. Otherwise it
+// waits, without keeping the others waiting, or fails at once with
+// ErrRateLimited (nothing sent) when the wait is longer than the max wait,
+// as for the limits themselves. With the client's own limiter the reserve
+// lowers its limits. A negative value, a reserve as large as the limit,
+// WithoutRateLimit, or a Limiter other than the built-in one fails
+// NewClient with ErrInvalidArgument; a fleet's limiter has a reserve of
+// its own (redislimit.WithReserve).
+func WithReserve(perHour, perSecond int) Option {
+	return func(cfg *clientConfig) {
+		if perHour < 0 || perSecond < 0 {
+			cfg.reject("WithReserve(%d, %d): a reserve cannot be negative", perHour, perSecond)
+			return
+		}
+		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.reserve = windowReserve{perHour: perHour, perSecond: perSecond} })
+	}
 }
 
 // NewLimiter returns the built-in limiter: at most perHour requests in any
 // rolling hour and perSecond in any rolling second, each window kept a
-// little longer than published (see the README). It is a FeedbackLimiter,
-// safe for concurrent use; pass it to several clients with WithLimiter to
-// share one budget, and the server's word seen by one of them.
+// little longer than published (see docs/limiter.md). It is a
+// FeedbackLimiter and a SlotLimiter, safe for concurrent use; pass it to
+// several clients with WithLimiter to share one budget, and the hold one
+// of them was told; WithReserve makes one of them leave a share to the
+// others.
 //
 // A wait longer than the max wait, or one that would end after the
 // context's deadline, fails at once with an *APIError matching
@@ -179,10 +249,11 @@ type attemptLimiter interface {
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
 	// feedback tells the limiter what a response said (see rateFeedback).
 	feedback(ctx context.Context, f RateFeedback)
-	// done tells the limiter that the request acquire released with t got
-	// its response, or failed. A response means the server counted it by
-	// now; a failure after the request left may still arrive later, which
-	// maxTransit does not cover (failed attempts are few).
+	// done tells the limiter, once for each acquire that succeeded, that
+	// its request got its response or failed (a SlotLimiter's answered).
+	// A response means the server counted it by now; a failure after the
+	// request left may still arrive later, which maxTransit does not cover
+	// (failed attempts are few).
 	done(t slotTicket)
 }
 
@@ -199,15 +270,27 @@ func newAttemptLimiter(cfg rateLimitConfig, maxWait time.Duration, now func() ti
 	}
 	switch l := cfg.limiter.(type) {
 	case nil:
-		return newWindowLimiter(cfg.perHour, cfg.perSecond, maxWait, now)
+		return newWindowLimiter(cfg.perHour, cfg.perSecond, maxWait, now).reserving(cfg.reserve)
 	case *windowLimiter:
-		return l
+		return l.reserving(cfg.reserve)
 	case FeedbackLimiter:
 		s, _ := l.(SlotLimiter)
 		return forwardingLimiter{inner: l, slots: s, now: now}
 	default:
 		return newHoldingLimiter(l, now)
 	}
+}
+
+// reservingLimiter is the built-in limiter as seen by a client with a
+// reserve (WithReserve): the same windows and hold, its requests let go
+// only while the reserve stays free.
+type reservingLimiter struct {
+	*windowLimiter
+	reserve windowReserve
+}
+
+func (l reservingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	return l.acquireKeeping(ctx, maxWait, rec, l.reserve)
 }
 
 // levelReason is how an error names the limit that asked for a wait.

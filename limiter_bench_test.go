@@ -75,6 +75,29 @@ func BenchmarkWaitTurnNoWait(b *testing.B) {
 	}
 }
 
+// BenchmarkReserveTurn measures one turn of the built-in limiter at the
+// published limits when nothing holds it back, without a reserve and with
+// one (WithReserve): the reserve's own cost is finding the (keep+1)-th
+// slot of the second to free, in O(keep log keep). Without a reserve the
+// turn is the one BenchmarkWaitTurnNoWait/built-in measures.
+//
+//	go test -run '^$' -bench ReserveTurn -benchmem
+func BenchmarkReserveTurn(b *testing.B) {
+	for _, keep := range []windowReserve{{}, {perHour: 3000}, {perSecond: 10}, {perHour: 3000, perSecond: 40}} {
+		b.Run(fmt.Sprintf("reserve=%d,%d", keep.perHour, keep.perSecond), func(b *testing.B) {
+			t := time.Now()
+			now := func() time.Time { t = t.Add(time.Second); return t }
+			lim := newWindowLimiter(DefaultRequestsPerHour, DefaultRequestsPerSecond, DefaultMaxWait, now).reserving(keep)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := turn(lim, context.Background(), DefaultMaxWait, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkRateFeedback measures reading the rate-limit headers of a
 // response and telling the limiter (goal: zero allocations).
 func BenchmarkRateFeedback(b *testing.B) {

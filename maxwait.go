@@ -5,28 +5,30 @@ import (
 	"time"
 )
 
-// RefuseWait returns the error a Limiter gives when it will not wait d for
-// the rate limit, because d is longer than the caller accepts: an *APIError
-// with StatusCode 0 and RetryAfter d that matches ErrRateLimited. The client
-// fills in its Method, URL and Attempts. reason says why, for the error
-// message; it should begin with the limit that asked for the wait, such as
-// "fleet limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
+// RefuseWait is for Limiter implementations: it returns the error a
+// Limiter gives when it will not wait d for the rate limit, because d is
+// longer than the caller accepts: an *APIError with StatusCode 0 and
+// RetryAfter d that matches ErrRateLimited. The client fills in its
+// Method, URL and Attempts. reason says why, for the error message; it
+// should begin with the limit that asked for the wait, such as "fleet
+// limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
 
-// CheckWait tells a Limiter whether it may wait d before letting a request
-// go. It returns ctx's error when ctx has ended; nil when d is at most the
-// max wait and ends before ctx's deadline; and otherwise, at once, a
-// RefuseWait error saying which of the two it broke.
+// CheckWait is for Limiter implementations: it tells a Limiter whether it
+// may wait d before letting a request go. It returns ctx's error when ctx
+// has ended; nil when d is at most the max wait and ends before ctx's
+// deadline; and otherwise, at once, a RefuseWait error saying which of
+// the two it broke.
 //
 // The max wait is one setting, the client's WithMaxWait (DefaultMaxWait
 // when Wait is called outside a Client): a Client puts it into the context
-// it passes to Wait. maxWait is the limiter's own bound; when it is
-// positive and smaller, it applies instead, and the error says it was the
-// limiter's. 0 means the client's. reason names the limit that asked for
-// the wait, such as "fleet limit"; the error reads, for example, "fleet
-// limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
+// it passes to Wait or Acquire. maxWait is the limiter's own bound; when
+// it is positive and smaller, it applies instead, and the error says it
+// was the limiter's. 0 means the client's. reason names the limit that
+// asked for the wait, such as "fleet limit"; the error reads, for example,
+// "fleet limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
 	client, ok := maxWaitFrom(ctx)
 	if !ok {

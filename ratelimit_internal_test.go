@@ -391,7 +391,7 @@ func TestNewAttemptLimiter(t *testing.T) {
 
 	off, ok := newAttemptLimiter(rateLimitConfig{off: true}, time.Minute, time.Now).(*holdingLimiter)
 	require.True(t, ok)
-	assert.Nil(t, off.inner, "no limiter, only the server's word")
+	assert.Nil(t, off.inner, "no limiter, only the server's hold")
 
 	wrapped := newAttemptLimiter(rateLimitConfig{limiter: user}, 42*time.Second, time.Now)
 	require.NoError(t, turn(wrapped, ctx, 42*time.Second, nil))
@@ -399,7 +399,7 @@ func TestNewAttemptLimiter(t *testing.T) {
 	assert.Equal(t, 42*time.Second, user.maxWait, "the client's max wait reaches the Limiter's context")
 	wrapped.feedback(ctx, RateFeedback{Hold: time.Hour})
 	err := turn(wrapped, ctx, time.Minute, nil)
-	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's word for a plain Limiter")
+	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's hold for a plain Limiter")
 	assert.Equal(t, 1, user.n, "held before the Limiter was asked")
 
 	forwarding := newAttemptLimiter(rateLimitConfig{limiter: fleet}, time.Minute, time.Now)

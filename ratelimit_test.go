@@ -222,12 +222,12 @@ func mustPath(t *testing.T, raw string) string {
 	return u.Path
 }
 
-func TestSharedLimiterSharesTheServersWord(t *testing.T) {
+func TestSharedLimiterSharesTheServersHold(t *testing.T) {
 	t.Parallel()
 	lim, err := seoapi.NewLimiter(seoapi.DefaultRequestsPerHour, seoapi.DefaultRequestsPerSecond, 0)
 	require.NoError(t, err)
 	_, ok := lim.(seoapi.FeedbackLimiter)
-	require.True(t, ok, "the built-in limiter takes the server's word")
+	require.True(t, ok, "the built-in limiter takes the server's hold")
 	rec := newRecorder(t, respond(200, `[]`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "3600"))
 	first := newClient(t, rec.srv.URL, seoapi.WithLimiter(lim))
 	second := newClient(t, rec.srv.URL, seoapi.WithLimiter(lim))
@@ -257,7 +257,7 @@ func (l *fleetLimiter) Feedback(_ context.Context, f seoapi.RateFeedback) {
 	l.told = append(l.told, f)
 }
 
-func TestFeedbackLimiterIsToldTheServersWord(t *testing.T) {
+func TestFeedbackLimiterIsToldTheServersHold(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, firstSays("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "10"))
 	lim := &fleetLimiter{}

@@ -7,47 +7,32 @@ import (
 	"time"
 )
 
-// secondGuard lengthens the built-in limiter's rolling second. A server
-// counts a request when it arrives, somewhere between its release and its
-// response; the built-in limiter therefore counts each request of a Client
-// in the second that follows its response, or, for a response slower than
-// maxTransit, the second that follows release + maxTransit (see
-// secondWindow). That holds on the server's clock whatever the transit
-// and whatever the load on the machine, and the guard only absorbs timer
-// and clock granularity: 5 ms, 0.5% of the rate. A request released by
-// Wait alone, whose response the limiter never hears of, counts from its
-// release with releaseGuard.
+// secondGuard lengthens the rolling second of a request counted from its
+// answer: it absorbs timer and clock granularity (docs/limiter.md).
 const secondGuard = 5 * time.Millisecond
 
 // maxTransit is how late after its release a request is assumed to reach
-// the server at the latest, when its response has not come back yet. It
-// bounds what a slow endpoint costs when the limit binds: at worst
-// 1/(1 s + maxTransit + guard) of the limit, one half. 250 ms still let
-// 429s through on a 2-core machine under heavy load, where responses from
-// a local server took longer than that; 1 s gave none.
+// the server at the latest, when its answer has not come back yet; it
+// bounds what a slow endpoint costs when the limit binds to half the rate
+// (docs/limiter.md has the measurements behind 1 s).
 const maxTransit = time.Second
 
-// releaseGuard lengthens the rolling second for requests counted from
-// their release (Wait called directly): arrivals perSecond requests apart
-// must not come closer than their releases by more than this.
+// releaseGuard lengthens the rolling second of a request counted from its
+// release (Wait called directly), whose answer the limiter never hears of.
 const releaseGuard = 15 * time.Millisecond
 
-// hourGuard lengthens the built-in limiter's rolling hour, for the same
-// reason: a request counted against the hour just before our window opens
-// arrives a little after we sent it.
+// hourGuard lengthens the rolling hour: a request arrives a little after
+// its release.
 const hourGuard = 2 * time.Second
 
-// windowLimiter is the built-in limiter: two exact rolling windows, kept
-// as the release times of the last perSecond and the last perHour
-// requests, and the server's word. A request may go when the oldest
-// release of each full window has left it; both windows are checked and
-// the slot reserved in one step under one lock. A token bucket would
-// either make every request wait behind the one before (burst 1: 20 ms
-// apart at 50/s even from idle) or, for the hour, let a full burst
-// through and refill behind it: about twice the limit in the first hour.
+// windowLimiter is the built-in limiter: two exact rolling windows and the
+// server's hold. A request may go when both windows have a free slot; both
+// are checked and the slot taken in one step under one lock, so the levels
+// never disagree (why not a token bucket: docs/limiter.md).
 type windowLimiter struct {
 	maxWait time.Duration // NewLimiter's own bound; 0: the client's
 	now     func() time.Time
+	sleep   func(context.Context, time.Duration) error // sleep; tests stop it
 	hold    serverHold
 
 	mu     sync.Mutex
@@ -63,6 +48,7 @@ func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() 
 	l := &windowLimiter{
 		maxWait: maxWait,
 		now:     now,
+		sleep:   sleep,
 		origin:  start,
 		second:  newSecondWindow(perSecond),
 		hour:    window{span: time.Hour + hourGuard, size: perHour},
@@ -72,7 +58,16 @@ func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() 
 	return l
 }
 
-// Wait blocks until the server's word and both windows allow one more
+// reserving returns the attemptLimiter of a client that leaves r free for
+// the others (WithReserve): l itself when r is zero.
+func (l *windowLimiter) reserving(r windowReserve) attemptLimiter {
+	if r == (windowReserve{}) {
+		return l
+	}
+	return reservingLimiter{windowLimiter: l, reserve: r}
+}
+
+// Wait blocks until the server's hold and both windows allow one more
 // request, within the max wait (see NewLimiter).
 func (l *windowLimiter) Wait(ctx context.Context) error {
 	client, ok := maxWaitFrom(ctx)
@@ -86,6 +81,21 @@ func (l *windowLimiter) Wait(ctx context.Context) error {
 	l.second.complete(t, l.now().Sub(l.origin)+time.Second+releaseGuard)
 	l.mu.Unlock()
 	return err
+}
+
+// Acquire waits as Wait does and returns answered, after which the
+// request counts in the rolling second for one second more (and the
+// guard), as a Client's own requests do (see SlotLimiter).
+func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
+	client, ok := maxWaitFrom(ctx)
+	if !ok {
+		client = DefaultMaxWait
+	}
+	t, err := l.acquire(ctx, client, nil)
+	if err != nil {
+		return nil, err
+	}
+	return func() { l.done(t) }, nil
 }
 
 // Feedback holds every request sharing the limiter back for f.Hold, or
@@ -107,17 +117,24 @@ func (l *windowLimiter) done(t slotTicket) {
 }
 
 func (l *windowLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	return l.acquireKeeping(ctx, maxWait, rec, windowReserve{})
+}
+
+// acquireKeeping is acquire for a client that leaves keep free in the
+// windows for the other clients sharing the limiter (WithReserve).
+func (l *windowLimiter) acquireKeeping(ctx context.Context, maxWait time.Duration, rec *waitRecords, keep windowReserve) (slotTicket, error) {
 	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
 	if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
 		return slotTicket{}, err
 	}
-	return l.waitWindows(ctx, limit, rec)
+	return l.waitWindows(ctx, limit, rec, keep)
 }
 
 // waitWindows reserves the earliest release both windows allow, then
 // sleeps until it; the request counts in the second until a second after
-// done (see secondWindow). A wait cut short by ctx gives the slot back.
-func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords) (slotTicket, error) {
+// done (see secondWindow). A wait cut short by ctx gives the slot back. A
+// request that its reserve holds back longer waits in waitKeeping.
+func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords, keep windowReserve) (slotTicket, error) {
 	l.mu.Lock()
 	// The clock is read under the lock, so that releases come in order
 	// and a request that found the limit free does not wait behind one
@@ -126,6 +143,12 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 	at := start.Sub(l.origin)
 	secFree, hourFree := l.second.earliest(), l.hour.free()
 	release := max(at, secFree, hourFree, l.last)
+	if keep != (windowReserve{}) {
+		if kept, _ := l.keeping(keep, at); kept > release {
+			l.mu.Unlock()
+			return l.waitKeeping(ctx, limit, rec, keep, start)
+		}
+	}
 	delay := release - at
 	level := WaitPerSecond
 	if hourFree > secFree {
@@ -140,13 +163,78 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 	if delay <= 0 {
 		return r.second, nil
 	}
-	err := sleep(ctx, delay)
+	err := l.sleep(ctx, delay)
 	rec.add(level, start, l.now().Sub(start), err)
 	if err != nil {
 		l.giveBack(r)
 		return slotTicket{}, err
 	}
 	return r.second, nil
+}
+
+// windowReserve is how many slots of each window a client leaves free for
+// the other clients sharing its limiter (WithReserve).
+type windowReserve struct{ perHour, perSecond int }
+
+// keeping returns the earliest release at which, after this request takes
+// its slot, both windows still hold keep free, and the window that asks
+// for the later one. Callers hold l.mu.
+func (l *windowLimiter) keeping(keep windowReserve, at time.Duration) (time.Duration, WaitLevel) {
+	sec, hour := l.second.earliestKeeping(keep.perSecond), l.hour.freeKeeping(keep.perHour)
+	level := WaitPerSecond
+	if hour > sec {
+		level = WaitPerHour
+	}
+	return max(at, sec, hour, l.last), level
+}
+
+// waitKeeping waits while the reserve holds a request back, without a
+// place in line: a request without a reserve that comes meanwhile goes
+// first, as if this one had not asked. Once the reserve allows the
+// earliest release, it takes it as waitWindows does. The whole wait from
+// start is checked against the max wait and recorded once; a hold the
+// server asked for meanwhile is kept after each round.
+func (l *windowLimiter) waitKeeping(ctx context.Context, limit maxWaitLimit, rec *waitRecords, keep windowReserve, start time.Time) (slotTicket, error) {
+	for {
+		l.mu.Lock()
+		now := l.now()
+		at := now.Sub(l.origin)
+		release := max(at, l.second.earliest(), l.hour.free(), l.last)
+		kept, level := l.keeping(keep, at)
+		waited := now.Sub(start)
+		if err := limit.check(ctx, waited+(kept-at), start, levelReason(level)+" keeping the reserve (WithReserve)"); err != nil {
+			l.mu.Unlock()
+			if waited > 0 {
+				rec.add(level, start, waited, ctx.Err())
+			}
+			return slotTicket{}, err
+		}
+		var r reservation
+		held := kept > release
+		if !held {
+			r = l.reserve(kept)
+		}
+		l.mu.Unlock()
+		err := l.sleep(ctx, kept-at)
+		if held && err == nil {
+			// A hold the server asked for meanwhile comes first.
+			if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
+				rec.add(level, start, kept-at+waited, nil)
+				return slotTicket{}, err
+			}
+			continue
+		}
+		if d := l.now().Sub(start); d > 0 || err != nil {
+			rec.add(level, start, d, err)
+		}
+		if err != nil {
+			if !held {
+				l.giveBack(r)
+			}
+			return slotTicket{}, err
+		}
+		return r.second, nil
+	}
 }
 
 // reservation is what giveBack needs to undo one reserve.
@@ -184,19 +272,17 @@ func (l *windowLimiter) giveBack(r reservation) {
 	l.seq--
 }
 
-// secondWindow is the rolling second of the built-in limiter as up to
-// perSecond slots, each holding when it frees. A request takes the slot
-// that frees first and goes no earlier. Its slot frees a second (and
-// secondGuard) after its response, which is when the server last counted
-// it, or after release + maxTransit, when the response is slower: so at
-// most perSecond requests ever count in any second on the server's clock,
-// however late each arrived. The slots are kept in a min-heap by when
-// they free, so a limit of a million a second costs what fifty do.
+// secondWindow is the rolling second as up to perSecond slots, each
+// holding when it frees: a second (and secondGuard) after its request's
+// answer, when the server last counted it, or after release + maxTransit
+// when the answer is slower. A request takes the slot that frees first and
+// goes no earlier; a min-heap by when they free keeps that O(log n).
 type secondWindow struct {
 	size  int
 	slots []secondSlot // grown to size as needed; a ticket's idx is stable
 	heap  []int        // slot indexes, the slot that frees first on top
 	gen   uint64
+	scan  scanHeap // nth's own heap, kept to reuse
 }
 
 // secondSlot is one slot of the second.
@@ -233,6 +319,79 @@ func (w *secondWindow) earliest() time.Duration {
 		return math.MinInt64
 	}
 	return w.slots[w.heap[0]].frees
+}
+
+// earliestKeeping returns when a slot can be taken leaving keep free
+// after it: once keep+1 slots are free, counting those not made yet.
+// earliestKeeping(0) is earliest.
+func (w *secondWindow) earliestKeeping(keep int) time.Duration {
+	m := keep + 1 - (w.size - len(w.slots)) // made slots that must free
+	switch {
+	case m <= 0:
+		return math.MinInt64
+	case m > len(w.slots): // keep >= size, which WithReserve refuses
+		return math.MaxInt64
+	}
+	return w.nth(m)
+}
+
+// nth returns when the m-th slot to free frees (m >= 1): it walks the heap
+// from its top with a heap of its own, in O(m log m).
+func (w *secondWindow) nth(m int) time.Duration {
+	h := append(w.scan[:0], scanned{w.slots[w.heap[0]].frees, 0})
+	defer func() { w.scan = h[:0] }()
+	for {
+		top := h[0]
+		if m--; m == 0 {
+			return top.frees
+		}
+		h[0] = h[len(h)-1]
+		h = h[:len(h)-1]
+		h.down(0)
+		for _, child := range [2]int{2*top.pos + 1, 2*top.pos + 2} {
+			if child < len(w.heap) {
+				h = append(h, scanned{w.slots[w.heap[child]].frees, child})
+				h.up(len(h) - 1)
+			}
+		}
+	}
+}
+
+// scanned is a slot nth has seen: when it frees and its place in the heap.
+type scanned struct {
+	frees time.Duration
+	pos   int
+}
+
+// scanHeap is nth's own min-heap by frees.
+type scanHeap []scanned
+
+func (h scanHeap) up(i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if h[parent].frees <= h[i].frees {
+			return
+		}
+		h[i], h[parent] = h[parent], h[i]
+		i = parent
+	}
+}
+
+func (h scanHeap) down(i int) {
+	for {
+		least, left, right := i, 2*i+1, 2*i+2
+		if left < len(h) && h[left].frees < h[least].frees {
+			least = left
+		}
+		if right < len(h) && h[right].frees < h[least].frees {
+			least = right
+		}
+		if least == i {
+			return
+		}
+		h[i], h[least] = h[least], h[i]
+		i = least
+	}
 }
 
 // take holds the slot that frees first until frees, and returns its
@@ -346,6 +505,21 @@ type slot struct {
 	idx      int
 	prev     time.Duration
 	appended bool
+}
+
+// freeKeeping returns the earliest release the window allows leaving keep
+// of its size free after it: once the (size-keep)-th newest release has
+// left it. freeKeeping(0) is free.
+func (w *window) freeKeeping(keep int) time.Duration {
+	k, n := w.size-keep, len(w.ring)
+	switch {
+	case k <= 0: // keep >= size, which WithReserve refuses
+		return math.MaxInt64
+	case n < k:
+		return math.MinInt64
+	}
+	// Releases come in order: the ring holds them oldest first from next.
+	return w.ring[(w.next+n-k)%n] + w.span
 }
 
 func (w *window) push(at time.Duration) slot {

@@ -1,0 +1,293 @@
+package seoapi
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// simRequest is one request of a simulated run of the windows: when it
+// was released and when the limiter heard of its response (never: -1).
+type simRequest struct {
+	release, answered time.Duration
+}
+
+// frees is when the request stops counting in the rolling second, as the
+// limiter counts it: a second (and the guard) after its response, or after
+// release + maxTransit when that is sooner or it was never answered.
+func (r simRequest) frees() time.Duration {
+	last := r.release + maxTransit
+	if r.answered >= 0 {
+		last = min(last, r.answered)
+	}
+	return last + time.Second + secondGuard
+}
+
+// freeAfter returns how many slots of each window are free once a request
+// released at t has taken its own, counted from scratch over every earlier
+// request.
+func freeAfter(sent []simRequest, t time.Duration, perHour, perSecond int) (hour, second int) {
+	inHour, inSecond := 1, 1
+	for _, r := range sent {
+		if r.release+time.Hour+hourGuard > t {
+			inHour++
+		}
+		if r.frees() > t {
+			inSecond++
+		}
+	}
+	return perHour - inHour, perSecond - inSecond
+}
+
+// TestReserveIsExact drives the built-in limiter shared by clients with
+// and without a reserve on a simulated clock (a wait moves the clock on),
+// and checks every release against the windows counted from scratch: a
+// request with a reserve went only when both windows still held its
+// reserve free after it, and at the earliest time they did (or at once,
+// or behind the release before it); one without a reserve likewise with
+// none.
+func TestReserveIsExact(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name               string
+		perHour, perSecond int
+		keep               windowReserve
+	}{
+		{"the hour", 100, 50, windowReserve{perHour: 30}},
+		{"the second", 1000, 10, windowReserve{perSecond: 4}},
+		{"both", 40, 6, windowReserve{perHour: 10, perSecond: 2}},
+		{"all but one", 12, 4, windowReserve{perHour: 11, perSecond: 3}},
+		{"none", 30, 5, windowReserve{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(1, uint64(tt.perHour*1000+tt.perSecond)))
+			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			l := newWindowLimiter(tt.perHour, tt.perSecond, 0, clk.now)
+			l.sleep = func(_ context.Context, d time.Duration) error {
+				clk.advance(max(d, 0))
+				return nil
+			}
+			type pending struct {
+				idx int
+				at  time.Duration
+				t   slotTicket
+			}
+			var (
+				sent    []simRequest
+				waiting []pending
+			)
+			for range 4 * tt.perHour {
+				clk.advance([]time.Duration{0, 0, time.Millisecond, 40 * time.Millisecond, 300 * time.Millisecond, 20 * time.Second}[rng.IntN(6)])
+				// Responses due by now reach the limiter, in order.
+				now := clk.now().Sub(l.origin)
+				rest := waiting[:0]
+				for _, p := range waiting {
+					if p.at <= now {
+						l.done(p.t)
+						sent[p.idx].answered = now
+						continue
+					}
+					rest = append(rest, p)
+				}
+				waiting = rest
+
+				keep := windowReserve{}
+				if rng.IntN(2) == 0 {
+					keep = tt.keep
+				}
+				at := clk.now().Sub(l.origin)
+				ticket, err := l.reserving(keep).acquire(context.Background(), 100*time.Hour, nil)
+				require.NoError(t, err)
+				release := clk.now().Sub(l.origin)
+
+				hourFree, secondFree := freeAfter(sent, release, tt.perHour, tt.perSecond)
+				require.GreaterOrEqual(t, hourFree, keep.perHour, "request %d: the hour's reserve", len(sent))
+				require.GreaterOrEqual(t, secondFree, keep.perSecond, "request %d: the second's reserve", len(sent))
+				if release > at && (len(sent) == 0 || release > sent[len(sent)-1].release) {
+					h, s := freeAfter(sent, release-1, tt.perHour, tt.perSecond)
+					require.True(t, h < keep.perHour || s < keep.perSecond, "request %d waited %s longer than it had to", len(sent), release-at)
+				}
+
+				sent = append(sent, simRequest{release: release, answered: -1})
+				if transit := []time.Duration{-1, 0, 5 * time.Millisecond, 700 * time.Millisecond, 2 * time.Second}[rng.IntN(5)]; transit >= 0 {
+					waiting = append(waiting, pending{idx: len(sent) - 1, at: release + transit, t: ticket})
+				}
+			}
+		})
+	}
+}
+
+// syncClock is a manual clock safe for concurrent use.
+type syncClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *syncClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *syncClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// TestReserveLeavesItsShareToOthers is issue 18's acceptance, on the
+// limiter's own clock through two real clients sharing NewLimiter(100, 50,
+// 0): the one with WithReserve(30, 0) gets 70 requests through, its 71st
+// is refused (a short max wait) or waits (a long one) without taking a
+// slot, and the other still gets its 30 at once.
+func TestReserveLeavesItsShareToOthers(t *testing.T) {
+	t.Parallel()
+	for _, waits := range []bool{false, true} {
+		name := "the 71st is refused"
+		if waits {
+			name = "the 71st waits"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var served atomic.Int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				served.Add(1)
+				w.Header().Set("Content-Type", "application/json")
+				w.Write([]byte(`[]`))
+			}))
+			t.Cleanup(srv.Close)
+
+			clk := &syncClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			shared := newWindowLimiter(100, 50, 0, clk.now)
+			slept := make(chan time.Duration, 1)
+			shared.sleep = func(ctx context.Context, d time.Duration) error {
+				if !waits {
+					return errors.New("no request may wait")
+				}
+				select {
+				case slept <- d:
+				default:
+					return errors.New("a second wait: only the 71st may wait")
+				}
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			batchWait := time.Minute
+			if waits {
+				batchWait = 2 * time.Hour
+			}
+			batch, err := NewClient(srv.URL, "sk_test_batch", WithReserve(30, 0), WithLimiter(shared), WithMaxWait(batchWait))
+			require.NoError(t, err)
+			service, err := NewClient(srv.URL, "sk_test_service", WithLimiter(shared), WithMaxWait(time.Minute))
+			require.NoError(t, err)
+			ctx := context.Background()
+
+			for i := range 70 {
+				if i == 50 {
+					clk.advance(2 * time.Second) // the first 50 leave the second
+				}
+				_, _, err := batch.Workspaces.List(ctx, nil)
+				require.NoError(t, err, "batch request %d", i+1)
+			}
+			require.EqualValues(t, 70, served.Load())
+
+			batchCtx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			batchErr := make(chan error, 1)
+			if waits {
+				go func() {
+					_, _, err := batch.Workspaces.List(batchCtx, nil)
+					batchErr <- err
+				}()
+				// Until the first of the 70 leaves the hour.
+				assert.Equal(t, time.Hour, <-slept, "the 71st waits for the hour to keep 30 free")
+			} else {
+				_, _, err := batch.Workspaces.List(ctx, nil)
+				require.ErrorIs(t, err, ErrRateLimited, "the 71st would leave fewer than 30 of the hour")
+				var apiErr *APIError
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, time.Hour, apiErr.RetryAfter)
+				assert.Contains(t, apiErr.Message, "hourly limit keeping the reserve (WithReserve)")
+				assert.Zero(t, apiErr.StatusCode, "not sent")
+			}
+
+			for i := range 30 {
+				_, _, err := service.Workspaces.List(ctx, nil)
+				require.NoError(t, err, "service request %d goes at once", i+1)
+			}
+			require.EqualValues(t, 100, served.Load())
+			_, _, err = service.Workspaces.List(ctx, nil)
+			require.ErrorIs(t, err, ErrRateLimited, "the hour is full")
+
+			if waits {
+				cancel()
+				require.ErrorIs(t, <-batchErr, context.Canceled)
+			}
+			assert.EqualValues(t, 100, served.Load())
+			shared.mu.Lock()
+			defer shared.mu.Unlock()
+			assert.Len(t, shared.hour.ring, 100, "the waiting 71st took no slot")
+		})
+	}
+}
+
+// TestNewAttemptLimiterWithReserve: a reserve wraps the client's own or
+// the shared built-in limiter, and no reserve leaves it as it is.
+func TestNewAttemptLimiterWithReserve(t *testing.T) {
+	t.Parallel()
+	shared := newWindowLimiter(100, 10, 0, time.Now)
+	keep := windowReserve{perHour: 5, perSecond: 1}
+
+	assert.Same(t, shared, newAttemptLimiter(rateLimitConfig{limiter: shared}, time.Minute, time.Now))
+	got, ok := newAttemptLimiter(rateLimitConfig{limiter: shared, reserve: keep}, time.Minute, time.Now).(reservingLimiter)
+	require.True(t, ok)
+	assert.Same(t, shared, got.windowLimiter, "the same windows, shared")
+	assert.Equal(t, keep, got.reserve)
+
+	cfg := defaultRateLimitConfig()
+	cfg.reserve = keep
+	own, ok := newAttemptLimiter(cfg, time.Minute, time.Now).(reservingLimiter)
+	require.True(t, ok)
+	assert.Equal(t, DefaultRequestsPerHour, own.hour.size)
+}
+
+// TestReserveWaitKeepsALaterHold: a request its reserve held back keeps a
+// hold the server asked for while it waited, instead of going as soon as
+// its own wait ends (here the hold is longer than the max wait: refused).
+func TestReserveWaitKeepsALaterHold(t *testing.T) {
+	t.Parallel()
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	l := newWindowLimiter(1000, 2, 0, clk.now)
+	_, err := l.acquire(context.Background(), time.Minute, nil) // never answered
+	require.NoError(t, err)
+	var slept []time.Duration
+	l.sleep = func(_ context.Context, d time.Duration) error {
+		slept = append(slept, d)
+		clk.advance(d)
+		// As the reserve's wait ends, a response says nothing remains for
+		// 30 minutes.
+		l.feedback(context.Background(), RateFeedback{Hold: 30 * time.Minute})
+		return nil
+	}
+	var rec waitRecords
+	_, err = l.reserving(windowReserve{perSecond: 1}).acquire(context.Background(), time.Minute, &rec)
+	require.ErrorIs(t, err, ErrRateLimited)
+	assert.Contains(t, err.Error(), "server rate limit")
+	wait := maxTransit + time.Second + secondGuard
+	assert.Equal(t, []time.Duration{wait}, slept, "the reserve's wait, then the hold refused")
+	assert.Len(t, l.hour.ring, 1, "no slot taken")
+	require.Len(t, rec.all(), 1)
+	assert.Equal(t, WaitPerSecond, rec.all()[0].level)
+	assert.Equal(t, wait, rec.all()[0].d)
+}
