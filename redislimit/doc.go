@@ -14,29 +14,54 @@
 // # Windows
 //
 // At most perHour requests go out in any rolling hour and perSecond in any
-// rolling second, across all processes sharing (Redis, name). Both
-// windows are a little longer than the server's, by the guards the
-// built-in limiter uses for a request it counts from its release (a server
-// counts a request when it arrives, a little after it was sent): 2 s on
-// the hour and 15 ms on the second. Slots are also spaced
-// evenly, a perSecond-th of the guarded second apart: the steady rate is
-// the same (50 every 1.015 s), but the fleet's requests do not leave
-// several processes in one burst, queue at the server together and arrive
-// bunched up by more than the guard. Time is Redis's own clock (TIME
-// inside the script), so clock skew between machines cannot break the
-// limit.
+// rolling second, across all processes sharing (Redis, name). A server
+// counts a request when it arrives, somewhere between its release and its
+// answer, so the fleet counts each request in the second from its release
+// until a second after its answer, as the core's built-in limiter does: a
+// seoapi.Client calls Acquire, which reserves a slot held until release +
+// 1 s (the longest transit assumed) + 1 s, and tells the Limiter when the
+// answer came (the answered func Acquire returns); the slot then counts
+// until Redis's clock at the answer + 1 s + 5 ms. However late a loaded
+// machine sends a request or reads its answer, the server's count of any
+// second stays within perSecond (provided the request arrived within a
+// second of its release). Wait alone, called outside a Client, is never
+// told of the answer: its request counts from its release for a second and
+// a 15 ms guard, which a loaded machine can break by delaying arrivals.
+// The hour counts each request from its release with a 2 s guard.
+//
+// Slots are also spaced: a perSecond-th of the guarded second apart for
+// Wait, so that the fleet's requests do not leave several processes in
+// one burst and arrive bunched up by more than the guard; half that for
+// Acquire, so that the fleet catches up after a slow answer. Time is
+// Redis's own clock (TIME inside the scripts), so clock skew between the
+// fleet's machines cannot break the limit.
 //
 // One Lua script checks both windows and the server's hold and reserves a
-// slot, in one round trip (EVALSHA, falling back to EVAL). When no slot is
-// free now it reserves the earliest future one and returns the delay; the
-// process sleeps that long, honouring its context. Slots are handed out in
-// the order requests reach Redis, so no process is starved and nobody
-// polls. A wait longer than WithMaxWait, or one that would end after the
+// slot, in one round trip (EVALSHA, falling back to EVAL); an answer is
+// one more. When no slot is free now it reserves the earliest future one
+// and returns the delay; the process sleeps that long, honouring its
+// context. Slots are handed out in the order requests reach Redis, so no
+// process is starved and nobody polls. A wait longer than WithMaxWait, or one that would end after the
 // context's deadline, is refused at once with the same *seoapi.APIError
 // the built-in limiter gives (StatusCode 0, RetryAfter set, matching
 // seoapi.ErrRateLimited): the script does not reserve a slot it would have
 // to give back, and a slot reserved for a wait that is refused or
 // cancelled afterwards is given back (ZREM).
+//
+// # A reserve for other work
+//
+// A Limiter made with WithReserve(perHour, perSecond), for a batch job
+// sharing its key with a service, lets a request go only while the
+// budget of its name keeps that many slots of the hour and of the second
+// free for limiters without a reserve; the check is part of the same
+// script, on Redis's clock. With WithLimits(100, 50), a job with
+// WithReserve(30, 0) gets 70 requests through in an hour, and a service
+// without a reserve still gets its 30 at once:
+//
+//	// In the nightly sync:
+//	lim, err := redislimit.New(rdb, "crawler-prod", redislimit.WithReserve(2000, 10))
+//	// In the service that shares its key:
+//	lim, err := redislimit.New(rdb, "crawler-prod")
 //
 // # The server's word
 //
@@ -57,6 +82,9 @@
 //	                    members in the last hour, plus one per request waiting
 //	                    for a future slot; expires an hour (and the guard)
 //	                    after the last reservation
+//	seoapi:{name}:s     sorted set: the same members while they count in the
+//	                    rolling second, scored by when they stop; expires when
+//	                    the last one stops
 //	seoapi:{name}:hold  hash: until (end of the server's hold) and set (when it
 //	                    was stored); expires when the hold ends
 //
@@ -64,7 +92,38 @@
 // stored: not the API key, not a path, not a host.
 //
 // The scripts read TIME before they write, which needs Redis 5 or later
-// (scripts replicated by their effects).
+// (scripts replicated by their effects). A version of this package before
+// the :s key counted the second from the :w key alone: during a rolling
+// upgrade, old and new processes sharing a name each see only part of
+// the other's second, so stop the old processes before starting the new
+// ones, or expect a few 429s (which the client retries) while both run.
+//
+// # Deployments
+//
+// The tests run the package against a single redis-server
+// (redis.NewClient) and against a Redis Cluster of three masters
+// (redis.NewClusterClient), each with a fleet of processes held to a
+// strict rolling second. Any redis.UniversalClient works: a Sentinel
+// failover client too, though it is not tested here. In a Cluster, the
+// keys of one name live on one master (one hash slot); different names
+// spread over the masters.
+//
+// A failover loses what the old master had not yet copied to the replica
+// that takes over (Redis replicates asynchronously): the reservations and
+// holds of the last moments before it. Each script runs whole or not at
+// all on one master, and reads that master's clock; after a failover the
+// new master's clock reads the stored times, so keep the Redis nodes'
+// clocks in sync (NTP): a new master whose clock is ahead by d shortens
+// the windows of the slots stored before the failover by d. While the
+// name's master cannot be reached or refuses writes (a replica answers
+// READONLY; a Cluster with a slot uncovered answers CLUSTERDOWN), the
+// Limiter counts Redis as down (below): with WithFallback the process
+// keeps to the fallback's share, without it calls fail with an
+// *UnavailableError; go-redis follows MOVED redirections to the new master
+// by itself, and once it answers the shared budget is used again. So
+// around a failover the fleet may send more than its budget by what the
+// lost writes and the fallbacks' shares allow; where that matters, give
+// the fallbacks a small share.
 //
 // # Naming budgets
 //
@@ -80,21 +139,22 @@
 //
 // Redis is "down" when a command fails for any reason other than the
 // caller's context: it cannot be reached, or it refuses the script (out of
-// memory, a read-only replica). Without WithFallback, such a Wait fails at
-// once with an *UnavailableError, which matches seoapi.ErrConnection
-// (nothing was sent), and the call fails. With WithFallback, calls go
-// through the fallback limiter instead, and a Warn is logged once per
-// outage (outages less than a minute apart count as one), and an Info when
-// Redis answers again, to WithLogger's logger (slog.Default() unless
-// set); give the
-// fallback this process's share of the limits. A server's hold seen during
-// the outage is kept in the process. After a failure Redis is left alone
-// for a second, so calls do not each wait for a dial timeout; then the
-// next call asks it again, and once it answers the shared budget is used
-// again. Set the go-redis client's MaxRetries and DialTimeout low enough
-// for a call to fail (or fall back) as soon as you want it to. Redis
-// started without persistence forgets the reservations of the last hour
-// when it restarts, so the fleet may then send up to a second hour's
-// budget in one rolling hour; run Redis with persistence where that
-// matters.
+// memory, a read-only replica). Without WithFallback, such a Wait or
+// Acquire fails at once with an *UnavailableError, which matches
+// seoapi.ErrConnection (nothing was sent), and the call fails. With
+// WithFallback, calls go through the fallback limiter instead (its Acquire
+// when it is a seoapi.SlotLimiter), and a Warn is logged once per outage
+// (outages less than a minute apart count as one), and an Info when Redis
+// answers again, to WithLogger's logger (slog.Default() unless set); give
+// the fallback this process's share of the limits. A server's hold seen
+// during the outage is kept in the process. After a failure Redis is left
+// alone for a second, so calls do not each wait for a dial timeout; then
+// the next call asks it again, and once it answers the shared budget is
+// used again. An answer that cannot be told leaves its slot counting until
+// its release + 2 s, which only slows the fleet. Set the go-redis client's
+// MaxRetries and DialTimeout low enough for a call to fail (or fall back)
+// as soon as you want it to. Redis started without persistence forgets the
+// reservations of the last hour when it restarts, so the fleet may then
+// send up to a second hour's budget in one rolling hour; run Redis with
+// persistence where that matters.
 package redislimit

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log"
 	"os"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/seoapi/seoapi-go"
@@ -35,4 +36,30 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	log.Printf("%d workspaces", len(workspaces))
+}
+
+// A nightly sync shares its key with a service: the sync's limiter keeps
+// 2 000 requests of every rolling hour and 10 of every rolling second free
+// for the service, whose limiter (same Redis, same name) has no reserve.
+func ExampleWithReserve() {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer rdb.Close()
+
+	lim, err := redislimit.New(rdb, "crawler-prod", redislimit.WithReserve(2000, 10))
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Past the reserve, a call waits up to the client's max wait, then
+	// fails with seoapi.ErrRateLimited without being sent.
+	client, err := seoapi.NewClient(os.Getenv(seoapi.EnvBaseURL), os.Getenv(seoapi.EnvAPIKey),
+		seoapi.WithLimiter(lim), seoapi.WithMaxWait(10*time.Minute))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for ws, err := range client.Workspaces.All(context.Background(), nil) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		log.Print(ws.ID)
+	}
 }

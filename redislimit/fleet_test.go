@@ -41,12 +41,15 @@ func TestMain(m *testing.M) {
 // childConfig is what one process of a fleet does: Workers goroutines,
 // each making Calls calls through one Client and one Limiter.
 type childConfig struct {
-	Redis     string
+	Redis     string   // a single Redis
+	Cluster   []string // or a Redis Cluster's nodes
 	BaseURL   string
 	Key       string
 	Name      string
 	PerHour   int
 	PerSecond int
+	Reserve   [2]int        // WithReserve's, when set
+	MaxWait   time.Duration // WithMaxWait's, when set
 	Workers   int
 	Calls     int
 }
@@ -78,9 +81,21 @@ func runChild(raw string) int {
 }
 
 func (cfg childConfig) run() (childResult, error) {
-	rdb := redis.NewClient(&redis.Options{Addr: cfg.Redis})
+	var rdb redis.UniversalClient
+	if len(cfg.Cluster) > 0 {
+		rdb = redis.NewClusterClient(&redis.ClusterOptions{Addrs: cfg.Cluster})
+	} else {
+		rdb = redis.NewClient(&redis.Options{Addr: cfg.Redis})
+	}
 	defer rdb.Close()
-	lim, err := New(rdb, cfg.Name, WithLimits(cfg.PerHour, cfg.PerSecond))
+	opts := []Option{WithLimits(cfg.PerHour, cfg.PerSecond)}
+	if cfg.Reserve != [2]int{} {
+		opts = append(opts, WithReserve(cfg.Reserve[0], cfg.Reserve[1]))
+	}
+	if cfg.MaxWait > 0 {
+		opts = append(opts, WithMaxWait(cfg.MaxWait))
+	}
+	lim, err := New(rdb, cfg.Name, opts...)
 	if err != nil {
 		return childResult{}, err
 	}
@@ -318,36 +333,86 @@ func sum(results []childResult, f func(childResult) int) int {
 	return n
 }
 
-// TestFleetSharesOneBudget runs alone (not in parallel): it holds the
-// fleet to the fake's strict windows, and the other tests' processes
-// competing for the CPU would delay some arrivals more than others.
-// envFleetAlone, set by .ci/run for its main test run, defers
-// TestFleetSharesOneBudget to a step of its own: its zero-429 promise
-// depends on arrival times, which other packages' tests running beside it
-// on a 2-core machine push about (CI then runs it alone, for real).
-const envFleetAlone = "SEOAPI_FLEET_TEST_ALONE"
-
+// TestFleetSharesOneBudget runs a fleet of 4 processes x 8 goroutines
+// against the fake's strict rolling second, on a single Redis and on a
+// three-master Redis Cluster: no request may be answered 429. It runs
+// alone in its package (not in parallel), but beside other packages'
+// tests: each request counts in the fleet's second until a second after
+// its answer, which no load on the machine can make early.
 func TestFleetSharesOneBudget(t *testing.T) {
-	if os.Getenv(envFleetAlone) == "1" {
-		t.Skip("run alone in its own step: go test -race -count=1 -p 1 -run TestFleetSharesOneBudget ./redislimit")
+	cases := []struct {
+		name  string
+		redis func(t *testing.T) childConfig // where the fleet keeps its budget
+	}{
+		{"single", func(t *testing.T) childConfig { return childConfig{Redis: startRedis(t).addr} }},
+		{"cluster", func(t *testing.T) childConfig { return childConfig{Cluster: startCluster(t).addrs} }},
 	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.redis(t)
+			api := startFleetAPI(t, nil)
+			const children, workers, calls = 4, 8, 6
+			cfg.BaseURL, cfg.Key, cfg.Name = api.baseURL, api.key, "fleet"
+			cfg.PerHour, cfg.PerSecond = seoapi.DefaultRequestsPerHour, seoapi.DefaultRequestsPerSecond
+			cfg.Workers, cfg.Calls = workers, calls
+			results := runFleet(t, children, cfg)
+			if got, want := sum(results, func(r childResult) int { return r.OK }), children*workers*calls; got != want {
+				t.Errorf("%d calls succeeded, want %d", got, want)
+			}
+			if n := api.fake.Throttled(); n != 0 {
+				t.Errorf("the fake answered %d requests with 429", n)
+			}
+			at := api.arrivals()
+			t.Logf("%s: %d processes x %d goroutines: %d requests, %d answered 429, sustained %.1f/s (%.3f of 50/s), shares %v",
+				tc.name, children, workers, len(at), api.fake.Throttled(), sustainedRate(at, 50), sustainedRate(at, 50)/50, shares(results))
+		})
+	}
+}
+
+// TestFleetReserve: with 100 requests an hour and 50 a second, a process
+// whose limiter keeps a reserve of 30 of the hour gets 70 requests
+// through, and is refused the rest at once (nothing sent); a process
+// without a reserve then still gets its 30 at once.
+func TestFleetReserve(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	api := startFleetAPI(t, nil)
-	const children, workers, calls = 4, 8, 6
-	results := runFleet(t, children, childConfig{
-		Redis: srv.addr, BaseURL: api.baseURL, Key: api.key, Name: "fleet",
-		PerHour: seoapi.DefaultRequestsPerHour, PerSecond: seoapi.DefaultRequestsPerSecond,
-		Workers: workers, Calls: calls,
-	})
-	if got, want := sum(results, func(r childResult) int { return r.OK }), children*workers*calls; got != want {
-		t.Errorf("%d calls succeeded, want %d", got, want)
+	api.fake.SetLimits(seoapitest.Limits{PerHour: 100, PerSecond: 50})
+	base := childConfig{
+		Redis: srv.addr, BaseURL: api.baseURL, Key: api.key, Name: "reserve-fleet",
+		PerHour: 100, PerSecond: 50, MaxWait: 10 * time.Second, Workers: 4, Calls: 20,
+	}
+	batch := base
+	batch.Reserve = [2]int{30, 0}
+	service := base
+	service.Calls = 10
+	steps := []struct {
+		name          string
+		cfg           childConfig
+		ok, refused   int
+		refusalReason string
+	}{
+		{"the batch, with a reserve of 30", batch, 70, 10, "fleet hourly limit less the reserve of 30 (redislimit.WithReserve): wait of "},
+		{"the service, without a reserve", service, 30, 10, "fleet hourly limit: wait of "},
+	}
+	for _, step := range steps {
+		r := runFleet(t, 1, step.cfg)[0]
+		if r.OK != step.ok || r.RateLimited != step.refused {
+			t.Errorf("%s: %d calls went through and %d were refused, want %d and %d", step.name, r.OK, r.RateLimited, step.ok, step.refused)
+		}
+		if !strings.Contains(r.Refusal, step.refusalReason) || !strings.Contains(r.Refusal, "attempts=0") {
+			t.Errorf("%s: refusal %q, want no attempt and %q", step.name, r.Refusal, step.refusalReason)
+		}
+		if r.MinRetryAfter < 55*time.Minute {
+			t.Errorf("%s: a refusal said RetryAfter %s, want most of an hour", step.name, r.MinRetryAfter)
+		}
+	}
+	if n := len(api.requests()); n != 100 {
+		t.Errorf("%d requests reached the API, want 100", n)
 	}
 	if n := api.fake.Throttled(); n != 0 {
 		t.Errorf("the fake answered %d requests with 429", n)
 	}
-	at := api.arrivals()
-	t.Logf("%d processes x %d goroutines: %d requests, sustained %.1f/s (%.3f of 50/s), shares %v",
-		children, workers, len(at), sustainedRate(at, 50), sustainedRate(at, 50)/50, shares(results))
 }
 
 func shares(results []childResult) []int {

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/seoapi/seoapi-go"
 )
 
 // health remembers whether Redis answered the last time it was asked.
@@ -77,14 +79,25 @@ func (l *Limiter) cameBack() {
 	}
 }
 
-// withoutRedis is Wait while Redis cannot be reached: the fallback's
-// wait, or an *UnavailableError.
-func (l *Limiter) withoutRedis(ctx context.Context, err error) error {
-	if l.fallback != nil {
-		if err := l.local.wait(ctx, l.maxWait); err != nil {
-			return err
-		}
-		return l.fallback.Wait(ctx)
+// withoutRedis is Wait (or Acquire, when answered is true) while Redis
+// cannot be reached: the fallback's, or an *UnavailableError. A fallback
+// that is a seoapi.SlotLimiter is asked with Acquire and told of the
+// answer; another one's request needs no answer, and answered does nothing.
+func (l *Limiter) withoutRedis(ctx context.Context, err error, answered bool) (func(), error) {
+	if l.fallback == nil {
+		return nil, &UnavailableError{Name: l.name, Err: err}
 	}
-	return &UnavailableError{Name: l.name, Err: err}
+	if err := l.local.wait(ctx, l.maxWait); err != nil {
+		return nil, err
+	}
+	if s, ok := l.fallback.(seoapi.SlotLimiter); ok && answered {
+		return s.Acquire(ctx)
+	}
+	if err := l.fallback.Wait(ctx); err != nil {
+		return nil, err
+	}
+	if !answered {
+		return nil, nil
+	}
+	return func() {}, nil
 }

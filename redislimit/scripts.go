@@ -7,22 +7,31 @@ package redislimit
 // reserveSource checks the hold and both windows and reserves the earliest
 // free slot, all in one atomic step.
 //
-// KEYS[1] the window (sorted set), KEYS[2] the hold (hash).
-// ARGV: perHour, perSecond, hour window (µs), second window (µs), the
-// longest delay the caller accepts (µs), the member to add, the spacing
-// between slots (µs).
+// KEYS[1] the hour (sorted set of releases), KEYS[2] the hold (hash),
+// KEYS[3] the second (sorted set of when each request stops counting).
+// ARGV: perHour, perSecond (each less the caller's reserve), the hour
+// window (µs), how long after its release a request counts in the second
+// until it is answered (µs), the longest delay the caller accepts (µs),
+// the member to add, the spacing between slots (µs).
 // It returns {delay µs, reason, hold in place (0/1), reserved (0/1)}.
 //
-// A new slot is at least the spacing after the latest one reserved, so
-// every member is before it and the only window that can overflow is the
-// one ending at the slot: it overflows when the limit-th newest member is
-// inside it, and moving the slot to that member's time plus the window
-// fixes it. Moving later only empties the earlier windows, so one pass
-// over hold, spacing, hour and second is enough. (With the spacing at a
-// perSecond-th of the second's window, the second's bound never binds;
-// it is kept as the statement of the limit itself.)
+// The hour: a new slot is at least the spacing after the latest one
+// reserved, so every member is before it and the only window that can
+// overflow is the one ending at the slot: it overflows when the limit-th
+// newest member is inside it, and moving the slot to that member's time
+// plus the window fixes it.
 //
-// Members leave the set only when they leave the hour (or are given back),
+// The second: each member's score is when it stops counting (its release
+// plus ARGV[4]; the answer script moves it to a second after the answer).
+// Releases only grow, so at the new slot's release every member of the
+// second has been released, and the most members counting at any time
+// from then on is the number counting at the release: fewer than the
+// limit once the slot is no earlier than the limit-th latest score.
+//
+// Moving the slot later only empties both windows further, so one pass
+// over hold, spacing, hour and second is enough.
+//
+// Members leave the hour only when they leave it (or are given back),
 // never by rank: a slot given back lets the next one be earlier than it
 // was, and its window may then still hold a member that a trim by rank
 // would have dropped. So the set holds at most perHour members in the
@@ -31,11 +40,12 @@ const reserveSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local perHour, perSecond = tonumber(ARGV[1]), tonumber(ARGV[2])
-local hourW, secondW = tonumber(ARGV[3]), tonumber(ARGV[4])
+local hourW, counts = tonumber(ARGV[3]), tonumber(ARGV[4])
 local maxDelay, spacing = tonumber(ARGV[5]), tonumber(ARGV[7])
 local function us(x) return string.format('%.0f', x) end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', us(now - hourW))
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', us(now))
 local at, why, held = now, 0, 0
 local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
 if hold > at then at, why, held = hold, 1, 1 end
@@ -44,19 +54,21 @@ if last and tonumber(last) + spacing > at then
   at, why = tonumber(last) + spacing, (tonumber(last) > now) and 4 or 3
 end
 
-local n = redis.call('ZCARD', KEYS[1])
-local function bound(limit, window, code)
-  if n < limit then return end
-  local s = tonumber(redis.call('ZRANGE', KEYS[1], -limit, -limit, 'WITHSCORES')[2])
+local function bound(key, limit, window, code)
+  if redis.call('ZCARD', key) < limit then return end
+  local s = tonumber(redis.call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2])
   if s + window > at then at, why = s + window, code end
 end
-bound(perHour, hourW, 2)
-bound(perSecond, secondW, 3)
+bound(KEYS[1], perHour, hourW, 2)
+bound(KEYS[3], perSecond, 0, 3)
 
 local delay = at - now
 if delay > maxDelay then return {delay, why, held, 0} end
 redis.call('ZADD', KEYS[1], us(at), ARGV[6])
 redis.call('PEXPIRE', KEYS[1], math.ceil((delay + hourW) / 1000))
+redis.call('ZADD', KEYS[3], us(at + counts), ARGV[6])
+local latest = tonumber(redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
+redis.call('PEXPIRE', KEYS[3], math.ceil((latest - now) / 1000) + 1)
 return {delay, why, held, 1}
 `
 
@@ -68,6 +80,24 @@ const (
 	reasonSecond
 	reasonQueue
 )
+
+// answerSource tells the second that a request was answered: the server
+// counted it by now, so it counts until Redis's now plus ARGV[2] µs, if
+// that is sooner than its reservation said. A member no longer in the set
+// (given back, or already done counting) is left alone.
+//
+// KEYS[1] the second (sorted set), ARGV[1] the member the reservation
+// added. It returns 1 when the member was moved.
+const answerSource = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not cur then return 0 end
+local frees = now + tonumber(ARGV[2])
+if frees >= tonumber(cur) then return 0 end
+redis.call('ZADD', KEYS[1], string.format('%.0f', frees), ARGV[1])
+return 1
+`
 
 // holdSource stores the server's hold: nothing is sent before Redis's now
 // plus ARGV[1] µs. A longer hold already stored stands.

@@ -1,0 +1,83 @@
+package redislimit
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/seoapi/seoapi-go"
+)
+
+// TestClusterKeepsOneBudget runs every command the Limiter sends against a
+// three-master Redis Cluster through go-redis's ClusterClient: the scripts
+// touch several keys of a name, which Cluster allows only in one hash
+// slot (a CROSSSLOT error would make each of these fail as Redis down).
+func TestClusterKeepsOneBudget(t *testing.T) {
+	t.Parallel()
+	cluster := startCluster(t)
+	rdb := cluster.Client(t)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		run  func(t *testing.T, l *Limiter)
+	}{
+		{"Acquire and answered", func(t *testing.T, l *Limiter) {
+			answered, err := l.Acquire(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answered()
+			if n := len(scores(t, rdb, l.name)); n != 1 {
+				t.Errorf("%d slots, want 1", n)
+			}
+		}},
+		{"Wait", func(t *testing.T, l *Limiter) {
+			if err := l.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"hold and lift", func(t *testing.T, l *Limiter) {
+			l.Feedback(ctx, seoapi.RateFeedback{Hold: time.Hour})
+			err := l.Wait(ctx)
+			if !errors.Is(err, seoapi.ErrRateLimited) {
+				t.Fatalf("Wait during the hold = %v, want ErrRateLimited", err)
+			}
+			l.liftGrace = 0
+			l.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+			if err := l.Wait(ctx); err != nil {
+				t.Fatalf("Wait after the lift: %v", err)
+			}
+		}},
+		{"a refused slot given back", func(t *testing.T, l *Limiter) {
+			l.maxWait = 0 // the script reserves; CheckWait refuses; the slot is given back
+			for range 2 {
+				if err := l.Wait(ctx); err != nil && !errors.Is(err, seoapi.ErrRateLimited) {
+					t.Fatal(err)
+				}
+			}
+			if n := len(scores(t, rdb, l.name)); n != 1 {
+				t.Errorf("%d slots after a refusal, want the hour's 1", n)
+			}
+		}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := newTestLimiter(t, rdb, "cluster-"+string(rune('a'+i)), WithLimits(1, 1000), WithMaxWait(time.Minute))
+			tc.run(t, l)
+			l.health.mu.Lock()
+			down, err := l.health.down, l.health.err
+			l.health.mu.Unlock()
+			if down {
+				t.Errorf("a command failed on the cluster: %v", err)
+			}
+			// The keys of one name share a hash slot.
+			for _, key := range l.keys[1:] {
+				if a, b := rdb.ClusterKeySlot(ctx, l.keys[0]).Val(), rdb.ClusterKeySlot(ctx, key).Val(); a != b {
+					t.Errorf("%s is in slot %d, %s in %d", l.keys[0], a, key, b)
+				}
+			}
+		})
+	}
+}
