@@ -63,7 +63,7 @@
 //	// In the service that shares its key:
 //	lim, err := redislimit.New(rdb, "crawler-prod")
 //
-// # The server's word
+// # The server's hold
 //
 // Limiter is a seoapi.FeedbackLimiter. When a response says no requests
 // remain until a reset (or a 429 says Retry-After), the hold is stored in

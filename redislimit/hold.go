@@ -8,7 +8,7 @@ import (
 	"github.com/seoapi/seoapi-go"
 )
 
-// localHold keeps the server's word inside this process while Redis is
+// localHold keeps the server's hold inside this process while Redis is
 // down, for a fallback that is not a seoapi.FeedbackLimiter and so cannot
 // keep it itself: the core trusts a FeedbackLimiter to obey holds.
 type localHold struct {

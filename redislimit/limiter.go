@@ -36,7 +36,7 @@ const maxTransit = time.Second
 // absorbs timer and clock granularity. It is the core's secondGuard.
 const answerGuard = 5 * time.Millisecond
 
-// maxHold is the longest hold the server's word can ask for, as in the
+// maxHold is the longest hold the server's hold can ask for, as in the
 // core: the longest published window and its guard.
 const maxHold = time.Hour + hourGuard
 
@@ -85,7 +85,7 @@ type Limiter struct {
 	seq      atomic.Uint64 // member counter
 	holdSeen atomic.Bool   // a hold may be in place, so a Lift is worth a round trip
 	health   health
-	local    localHold // the server's word, for a fallback that cannot keep it
+	local    localHold // the server's hold, for a fallback that cannot keep it
 
 	liftGrace time.Duration // liftGrace; tests shorten it
 }

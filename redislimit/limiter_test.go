@@ -194,7 +194,7 @@ func TestRefusalsGiveSlotsBack(t *testing.T) {
 	cases := []struct {
 		name    string
 		opts    []Option
-		hold    time.Duration // the server's word before the refused wait
+		hold    time.Duration // the server's hold before the refused wait
 		timeout time.Duration // of the refused wait's context; 0: none
 		reason  string        // the limit that asked for the wait
 		why     string        // the bound the wait broke
