@@ -36,7 +36,7 @@ const maxTransit = time.Second
 // absorbs timer and clock granularity. It is the core's secondGuard.
 const answerGuard = 5 * time.Millisecond
 
-// maxHold is the longest hold the server's hold can ask for, as in the
+// maxHold is the longest hold the server can ask for, as in the
 // core: the longest published window and its guard.
 const maxHold = time.Hour + hourGuard
 
