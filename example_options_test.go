@@ -108,6 +108,34 @@ func ExampleWithMaxResponseBytes() {
 	// Output: 200 true
 }
 
+func ExampleWithMaxItems() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	ws := fake.AddWorkspace("Acme")
+	for _, name := range []string{"Shop", "Blog", "Docs", "Help"} {
+		fake.AddProject(ws, name, strings.ToLower(name)+".example")
+	}
+
+	// A list answer of more items than the limit fails the call, whatever
+	// its size in bytes; by default the limit follows WithMaxResponseBytes.
+	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithMaxItems(3))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	_, _, err = client.Projects.List(ctx, ws, nil)
+	fmt.Println(errors.Is(err, seoapi.ErrUnexpectedResponse))
+
+	// Smaller pages stay within it.
+	projects, _, err := client.Projects.List(ctx, ws, &seoapi.ListOptions{PerPage: 3})
+	fmt.Println(len(projects), err)
+	// Output:
+	// true
+	// 3 <nil>
+}
+
 func ExampleWithInsecureHTTP() {
 	// Plain http is refused for a host that is not loopback: the key
 	// would cross the network unencrypted.
