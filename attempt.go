@@ -41,6 +41,9 @@ type outcome struct {
 	refusedWait time.Duration
 }
 
+// settled reports whether an attempt came to this outcome.
+func (o *outcome) settled() bool { return o.resp != nil || o.err != nil }
+
 func (o *outcome) success() bool {
 	return o.resp != nil && o.resp.StatusCode >= 200 && o.resp.StatusCode <= 299
 }

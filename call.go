@@ -56,9 +56,9 @@ func (c *Client) run(call *callState, req *http.Request, v any) (*Response, erro
 	if err != nil {
 		return nil, err
 	}
-	if _, err := call.rc.Do(rreq); err != nil && call.last.retry {
-		// The context ended, or the body could not be rewound, in the
-		// wait before a retry.
+	if _, err := call.rc.Do(rreq); err != nil && (call.last.retry || !call.last.settled()) {
+		// The loop ended outside an attempt: the context ended, or the
+		// body could not be rewound, in the wait before a retry.
 		call.last = call.classify(req.Context(), nil, err)
 	}
 	o := &call.last
