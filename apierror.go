@@ -16,6 +16,10 @@ import (
 // not a redirect's, which the server chose.
 func (c *Client) responseError(call *callState, req *http.Request, resp *http.Response, a *answer, body []byte) *APIError {
 	r, body := c.errorRedactor(call.ep, body)
+	if call.ep.secret && body == nil {
+		// A withheld body still names the secrets the headers must not show.
+		r, _ = c.redact.withSecretsIn(a.data)
+	}
 	clean := r.bytes(body)
 	e := &APIError{
 		StatusCode: resp.StatusCode,
@@ -27,8 +31,10 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 		Attempts:   call.attempts,
 	}
 	if call.ep.secret {
-		e.Header = r.header(resp.Header)
-		e.RequestID = r.string(e.RequestID)
+		// The Response handed out beside the error shows the same.
+		resp.Header = r.header(resp.Header)
+		a.requestID = r.string(a.requestID)
+		e.Header, e.RequestID = resp.Header, a.requestID
 	}
 	if d, ok := a.wait(c.now()); ok {
 		e.RetryAfter = d

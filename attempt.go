@@ -39,6 +39,10 @@ type outcome struct {
 	wait    time.Duration
 	// refusedWait is a wait the server asked for that the policy refused.
 	refusedWait time.Duration
+	// status is the status of the response the attempt ended with, also
+	// beside an error (a redirect the caller's CheckRedirect refused); 0
+	// when there was none.
+	status int
 }
 
 // settled reports whether an attempt came to this outcome.
@@ -100,6 +104,10 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err := t.readBody(resp, a); err != nil {
 		return nil, &cutError{err: t.timeoutCause(req, err)}
 	}
+	// Trailer values arrive with the end of the body.
+	if resp.Trailer != nil {
+		resp.Trailer = t.redact.header(resp.Trailer)
+	}
 	return resp, nil
 }
 
@@ -155,9 +163,6 @@ func (t *hopTransport) timeoutCause(req *http.Request, err error) error {
 // they say, once.
 func (t *hopTransport) readHeaders(resp *http.Response) *answer {
 	resp.Header = t.redact.header(resp.Header)
-	if resp.Trailer != nil {
-		resp.Trailer = t.redact.header(resp.Trailer)
-	}
 	return &answer{rateHeaders: readRateHeaders(resp.Header, t.now())}
 }
 
@@ -177,13 +182,16 @@ func (call *callState) settle(ctx context.Context, resp *http.Response, err erro
 // classify sorts how an attempt ended into one outcome.
 func (call *callState) classify(ctx context.Context, resp *http.Response, err error) outcome {
 	if err == nil {
-		o := outcome{resp: resp, answer: answerOf(resp), sent: true}
+		o := outcome{resp: resp, answer: answerOf(resp), sent: true, status: resp.StatusCode}
 		if !o.success() {
 			o.kind = kindOfStatus(resp.StatusCode)
 		}
 		return o
 	}
 	o := outcome{err: err}
+	if resp != nil {
+		o.status = resp.StatusCode
+	}
 	var lim *limiterError
 	switch {
 	case errors.As(err, &o.refusal) && o.refusal.StatusCode == 0:

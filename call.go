@@ -37,7 +37,7 @@ func (c *Client) Do(req *http.Request, v any) (*Response, error) {
 // do is the one path every call takes, to the endpoint ep.
 func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	call := c.calls.Get().(*callState)
-	defer c.calls.Put(call)
+	defer c.release(call)
 	call.reset(req, ep)
 	if len(c.observers) > 0 {
 		call.obs, req = c.startObservation(req, call)
@@ -47,6 +47,13 @@ func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 		call.obs.end(resp, err, call.attempts)
 	}
 	return resp, err
+}
+
+// release puts call back in the pool without the last response, which
+// would otherwise stay alive until the state is reused.
+func (c *Client) release(call *callState) {
+	call.last, call.body, call.obs = outcome{}, nil, nil
+	c.calls.Put(call)
 }
 
 // run runs the attempts (go-retryablehttp's loop, whose hooks read each
@@ -66,21 +73,27 @@ func (c *Client) run(call *callState, req *http.Request, v any) (*Response, erro
 		return nil, c.failure(call, req, o)
 	}
 	defer o.resp.Body.Close()
-	resp := newResponse(o, call.attempts)
+	var failed error
 	switch {
 	case !o.success():
-		return resp, c.statusError(call, req, o)
+		failed = c.statusError(call, req, o)
 	case o.answer.tooLarge:
-		return resp, c.decodeError(call, req, o, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes))
-	case v == nil:
-		return resp, nil
+		failed = c.decodeError(call, req, o, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes))
+	}
+	// Built after the error, which cleans the answer of a created secret.
+	resp := newResponse(o, call.attempts)
+	if failed != nil || v == nil {
+		return resp, failed
 	}
 	if err := decodeBody(req.Context(), o.answer.data, v, resp, c.maxItems); err != nil {
 		if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			// The caller's context ended the decoding: its error, no kind.
-			return resp, c.failure(call, req, &outcome{err: ctxErr})
+			// The caller's context ended the decoding: its error, no
+			// kind; a write the server answered took effect.
+			return resp, c.failure(call, req, &outcome{err: ctxErr, written: true})
 		}
-		return resp, c.decodeError(call, req, o, err)
+		err = c.decodeError(call, req, o, err)
+		resp.RequestID = o.answer.requestID // as the error cleaned it
+		return resp, err
 	}
 	// A list envelope may name the next page with the key a server
 	// echoed; the next request, and a resume token, must not carry it.

@@ -266,9 +266,7 @@ func (o *observation) endAttempt(out *outcome, ctxErr error) {
 	o.attemptOpen = false
 	e := o.base
 	e.Type, e.Attempt, e.Start, e.Duration = EventAttemptEnd, o.attempt, o.attemptStart, time.Since(o.attemptStart)
-	if out.resp != nil {
-		e.StatusCode = out.resp.StatusCode
-	}
+	e.StatusCode = out.status
 	if out.err != nil {
 		// An attempt's error may quote what a hostile server sent.
 		e.Err = o.client.cleanCause(out.err)
