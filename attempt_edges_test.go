@@ -33,10 +33,10 @@ func (o cancelAtAttemptEnd) Observe(ctx context.Context, e seoapi.Event) context
 	return ctx
 }
 
-// A POST the server answered 201 (the write took effect) whose decoding the
-// caller's context cut short: the error is only the context's, so it must
-// also match ErrOutcomeUnknown ("its context ended after it went out"),
-// or the caller repeats the create.
+// TestWriteWhoseDecodingTheContextCutIsOutcomeUnknown: a POST the server
+// answered 201 (the write took effect) whose decoding the caller's context
+// cut short matches the context's error and ErrOutcomeUnknown, so that the
+// caller does not repeat the create.
 func TestWriteWhoseDecodingTheContextCutIsOutcomeUnknown(t *testing.T) {
 	t.Parallel()
 	var b strings.Builder
@@ -77,6 +77,9 @@ func (refuseLimiter) Wait(ctx context.Context) error {
 	return seoapi.RefuseWait(2*time.Minute, "test limit")
 }
 
+// TestRetryLoopEdges: how a call ends at each edge of go-retryablehttp's
+// loop: one kind, ErrOutcomeUnknown only for a write that may have left,
+// the status, the attempts counted, and whether a Response is handed out.
 func TestRetryLoopEdges(t *testing.T) {
 	t.Parallel()
 	type result struct {
@@ -188,13 +191,12 @@ func TestRetryLoopEdges(t *testing.T) {
 	}
 }
 
-// A redirect the caller's CheckRedirect refuses: the server did answer (302),
-// and EventAttemptEnd said so before the rewrite (StatusCode 302); "0 when
-// there was no response" is the documented meaning of StatusCode 0.
+// TestRefusedRedirectAttemptKeepsItsStatus: a redirect the caller's
+// CheckRedirect refuses was answered (302), and EventAttemptEnd says so;
+// StatusCode 0 means there was no response.
 func TestRefusedRedirectAttemptKeepsItsStatus(t *testing.T) {
 	t.Parallel()
-	var rec *recorder
-	rec = newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/projects") {
 			http.Redirect(w, r, "/api/workspaces/ws/projects2", http.StatusFound)
 			return
@@ -225,6 +227,8 @@ func (l *refuseSecond) Wait(ctx context.Context) error {
 	return nil
 }
 
+// TestRefusalAfterAnAttempt: a limiter that refuses the retry's wait ends
+// the call with its refusal, counting only the attempt that was sent.
 func TestRefusalAfterAnAttempt(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, respond(503, `{}`))
@@ -287,8 +291,8 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// A server that echoes the key in a trailer: the Response's headers must not
-// hold it (17.4), trailers included (readHeaders cleans resp.Trailer).
+// TestKeyEchoedInTrailer: a key a server echoes in a trailer is gone from
+// the Response, whose trailer values arrive with the body's end.
 func TestKeyEchoedInTrailer(t *testing.T) {
 	t.Parallel()
 	for _, status := range []int{200, 404} {
