@@ -10,31 +10,29 @@ import (
 )
 
 // responseError is the *APIError of a response the call fails on, with
-// body (what the SDK kept of it) cleaned of any form of the key the server
-// echoed and, for an endpoint that creates a secret, of every secret the
-// body names (see errorRedactor). It names the URL the caller asked for,
-// not a redirect's, which the server chose.
-func (c *Client) responseError(call *callState, req *http.Request, resp *http.Response, a *answer, body []byte) *APIError {
-	r, body := c.errorRedactor(call.ep, body)
-	if call.ep.secret && body == nil {
-		// A withheld body still names the secrets the headers must not show.
-		r, _ = c.redact.withSecretsIn(a.data)
-	}
-	clean := r.bytes(body)
-	e := &APIError{
-		StatusCode: resp.StatusCode,
-		Method:     req.Method,
-		URL:        redactedURL(req),
-		RequestID:  a.requestID,
-		Body:       capErrorBody(clean),
-		Header:     resp.Header,
-		Attempts:   call.attempts,
+// the body the hop read (none when withhold is set) cleaned of any form of
+// the key the server echoed and, for an endpoint that creates a secret, of
+// every secret the body names (see errorRedactor). It names the URL the
+// caller asked for, not a redirect's, which the server chose.
+func (c *Client) responseError(call *callState, req *http.Request, resp *http.Response, a *answer, withhold bool) *APIError {
+	r, clean := c.errorRedactor(call.ep, a.data)
+	var body []byte
+	if clean && !withhold {
+		body = r.bytes(a.data)
 	}
 	if call.ep.secret {
 		// The Response handed out beside the error shows the same.
 		resp.Header = r.header(resp.Header)
 		a.requestID = r.string(a.requestID)
-		e.Header, e.RequestID = resp.Header, a.requestID
+	}
+	e := &APIError{
+		StatusCode: resp.StatusCode,
+		Method:     req.Method,
+		URL:        redactedURL(req),
+		RequestID:  a.requestID,
+		Body:       capErrorBody(body),
+		Header:     resp.Header,
+		Attempts:   call.attempts,
 	}
 	if d, ok := a.wait(c.now()); ok {
 		e.RetryAfter = d
@@ -42,21 +40,18 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 	return e
 }
 
-// errorRedactor returns the redactor for an error of a call to ep with
-// body, and the body the error may show. For an endpoint that creates a
-// secret, a server may have created it and still failed the call: every
-// secret-bearing member's value in the body is redacted wherever it
-// appears, and the body is withheld when it names more of them than the
-// redactor takes, or one too short to redact safely.
-func (c *Client) errorRedactor(ep *endpoint, body []byte) (redactor, []byte) {
+// errorRedactor returns the redactor for an error of a call to ep whose
+// answer is body, and whether the body can be shown cleaned. For an
+// endpoint that creates a secret, a server may have created it and still
+// failed the call: every secret-bearing member's value in the body is
+// redacted wherever it appears (the headers and request ID included), and
+// the body is withheld when it names more of them than the redactor
+// takes, or one too short to redact safely.
+func (c *Client) errorRedactor(ep *endpoint, body []byte) (r redactor, clean bool) {
 	if !ep.secret {
-		return c.redact, body
+		return c.redact, true
 	}
-	r, ok := c.redact.withSecretsIn(body)
-	if !ok {
-		return r, nil
-	}
-	return r, body
+	return c.redact.withSecretsIn(body)
 }
 
 // capErrorBody returns at most maxErrorBody bytes of body, copied when
@@ -70,7 +65,7 @@ func capErrorBody(body []byte) []byte {
 
 // statusError is the error of a response whose status is not 2xx.
 func (c *Client) statusError(call *callState, req *http.Request, o *outcome) error {
-	e := c.responseError(call, req, o.resp, o.answer, o.answer.data)
+	e := c.responseError(call, req, o.resp, o.answer, false)
 	// Parsed from the cleaned body: unescaping cannot bring a secret back,
 	// for the redactor matches every escaped form.
 	e.Message, e.Code = parseErrorBody(e.Body)
@@ -91,15 +86,15 @@ func (c *Client) statusError(call *callState, req *http.Request, o *outcome) err
 func (c *Client) decodeError(call *callState, req *http.Request, o *outcome, err error) error {
 	// A decoding error may quote what it failed on.
 	err = c.cleanCause(err)
-	body := o.answer.data
-	if call.ep.secret {
+	withhold := call.ep.secret
+	if withhold {
 		// The answer of a created key that cannot be read may hold its
 		// secret anywhere: none of it, nor what a decoder quoted of it,
 		// goes into the error.
-		body, err = nil, errSecretWithheld
+		err = errSecretWithheld
 	}
-	e := c.responseError(call, req, o.resp, o.answer, body)
-	e.Message = decodeMessage(o.resp.StatusCode, err, e.Body, body == nil)
+	e := c.responseError(call, req, o.resp, o.answer, withhold)
+	e.Message = decodeMessage(o.resp.StatusCode, err, e.Body, withhold)
 	e.Err, e.kind = err, ErrUnexpectedResponse
 	return e
 }

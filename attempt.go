@@ -182,7 +182,8 @@ func (call *callState) settle(ctx context.Context, resp *http.Response, err erro
 // classify sorts how an attempt ended into one outcome.
 func (call *callState) classify(ctx context.Context, resp *http.Response, err error) outcome {
 	if err == nil {
-		o := outcome{resp: resp, answer: answerOf(resp), sent: true, status: resp.StatusCode}
+		// Every response comes through hopTransport, whose answer is its body.
+		o := outcome{resp: resp, answer: resp.Body.(*answer), sent: true, status: resp.StatusCode}
 		if !o.success() {
 			o.kind = kindOfStatus(resp.StatusCode)
 		}
@@ -230,18 +231,6 @@ func (call *callState) decide(ctx context.Context, o *outcome) {
 		return
 	}
 	o.retry, o.wait = true, wait
-}
-
-// answerOf returns what the hop read of resp.
-func answerOf(resp *http.Response) *answer {
-	if a, ok := resp.Body.(*answer); ok {
-		return a
-	}
-	// Only a response that did not pass through hopTransport (a caller's
-	// CheckRedirect that replaced it) lands here.
-	a := &answer{rateHeaders: readRateHeaders(resp.Header, time.Now())}
-	a.data, _ = readCapped(resp.Body, -1, maxErrorBody)
-	return a
 }
 
 // failureKind is the one kind of an attempt that was sent and ended with

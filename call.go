@@ -80,7 +80,8 @@ func (c *Client) run(call *callState, req *http.Request, v any) (*Response, erro
 	case o.answer.tooLarge:
 		failed = c.decodeError(call, req, o, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes))
 	}
-	// Built after the error, which cleans the answer of a created secret.
+	// A Response is built after the call's error, which cleans the answer
+	// of a created secret.
 	resp := newResponse(o, call.attempts)
 	if failed != nil || v == nil {
 		return resp, failed
@@ -92,8 +93,7 @@ func (c *Client) run(call *callState, req *http.Request, v any) (*Response, erro
 			return resp, c.failure(call, req, &outcome{err: ctxErr, written: true})
 		}
 		err = c.decodeError(call, req, o, err)
-		resp.RequestID = o.answer.requestID // as the error cleaned it
-		return resp, err
+		return newResponse(o, call.attempts), err
 	}
 	// A list envelope may name the next page with the key a server
 	// echoed; the next request, and a resume token, must not carry it.
@@ -138,9 +138,7 @@ func (call *callState) reset(req *http.Request, ep *endpoint) {
 	call.ep = ep
 	call.idem = idempotent(req.Method)
 	call.attempts = 0
-	call.obs = nil
-	call.body = req.Body
-	call.last = outcome{}
+	call.body = req.Body // obs and last were cleared by release
 }
 
 // rewindBody is go-retryablehttp's PrepareRetry: it gives a retry a fresh

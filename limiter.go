@@ -247,7 +247,7 @@ type attemptLimiter interface {
 	// calling client's WithMaxWait. The request holds the ticket's slot
 	// until done is called with it.
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
-	// feedback tells the limiter what a response said (see rateFeedback).
+	// feedback tells the limiter what a response said (see rateHeaders.hold).
 	feedback(ctx context.Context, f RateFeedback)
 	// done tells the limiter, once for each acquire that succeeded, that
 	// its request got its response or failed (a SlotLimiter's answered).
@@ -274,8 +274,7 @@ func newAttemptLimiter(cfg rateLimitConfig, maxWait time.Duration, now func() ti
 	case *windowLimiter:
 		return l.reserving(cfg.reserve)
 	case FeedbackLimiter:
-		s, _ := l.(SlotLimiter)
-		return forwardingLimiter{inner: l, slots: s, now: now}
+		return forwardingLimiter{inner: l, now: now}
 	default:
 		return newHoldingLimiter(l, now)
 	}
@@ -310,15 +309,13 @@ func levelReason(level WaitLevel) string {
 // Limiter that is not told it (a user's, from WithLimiter), or around none
 // (WithoutRateLimit).
 type holdingLimiter struct {
-	inner Limiter     // nil: no client-side limit
-	slots SlotLimiter // inner, when it is one
+	inner Limiter // nil: no client-side limit
 	hold  serverHold
 	now   func() time.Time
 }
 
 func newHoldingLimiter(inner Limiter, now func() time.Time) *holdingLimiter {
 	l := &holdingLimiter{inner: inner, now: now}
-	l.slots, _ = inner.(SlotLimiter)
 	l.hold.init(now())
 	return l
 }
@@ -330,7 +327,7 @@ func (l *holdingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec
 	if l.inner == nil {
 		return slotTicket{}, ctx.Err()
 	}
-	return acquireExternal(ctx, l.inner, l.slots, maxWait, rec, l.now)
+	return acquireExternal(ctx, l.inner, maxWait, rec, l.now)
 }
 
 func (l *holdingLimiter) feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
@@ -343,12 +340,11 @@ func (l *holdingLimiter) done(t slotTicket) { t.answer() }
 // shares it.
 type forwardingLimiter struct {
 	inner FeedbackLimiter
-	slots SlotLimiter // inner, when it is one
 	now   func() time.Time
 }
 
 func (l forwardingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	return acquireExternal(ctx, l.inner, l.slots, maxWait, rec, l.now)
+	return acquireExternal(ctx, l.inner, maxWait, rec, l.now)
 }
 
 func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inner.Feedback(ctx, f) }
@@ -357,14 +353,14 @@ func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inn
 func (l forwardingLimiter) done(t slotTicket) { t.answer() }
 
 // acquireExternal waits for a Limiter from outside the core (with Acquire
-// when it is a SlotLimiter s, keeping answered in the ticket), which learns
+// when it is a SlotLimiter, keeping answered in the ticket), which learns
 // the client's max wait from the context (CheckWait reads it), and records
 // the wait when it held the request back.
-func acquireExternal(ctx context.Context, l Limiter, s SlotLimiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) (slotTicket, error) {
+func acquireExternal(ctx context.Context, l Limiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) (slotTicket, error) {
 	start := now()
 	var t slotTicket
 	var err error
-	if s != nil {
+	if s, ok := l.(SlotLimiter); ok {
 		t.answered, err = s.Acquire(contextWithMaxWait(ctx, maxWait))
 		if err != nil {
 			t.answered = nil

@@ -30,10 +30,7 @@ func RefuseWait(d time.Duration, reason string) *APIError {
 // asked for the wait, such as "fleet limit"; the error reads, for example,
 // "fleet limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
-	client, ok := maxWaitFrom(ctx)
-	if !ok {
-		client = DefaultMaxWait
-	}
+	client := clientMaxWait(ctx)
 	limit := effectiveMaxWait(client, maxWait, "the limiter's own")
 	return limit.check(ctx, d, time.Now(), reason)
 }
@@ -48,10 +45,13 @@ func contextWithMaxWait(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, maxWaitKey{}, d)
 }
 
-// maxWaitFrom returns the client's max wait that ctx carries, if any.
-func maxWaitFrom(ctx context.Context) (time.Duration, bool) {
-	d, ok := ctx.Value(maxWaitKey{}).(time.Duration)
-	return d, ok
+// clientMaxWait returns the calling client's max wait that ctx carries,
+// or DefaultMaxWait when a limiter is called outside a Client.
+func clientMaxWait(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(maxWaitKey{}).(time.Duration); ok {
+		return d
+	}
+	return DefaultMaxWait
 }
 
 // maxWaitLimit is the max wait that applies to one wait, and the name of

@@ -37,9 +37,11 @@ func (o *ListOptions) clone() ListOptions {
 		return ListOptions{}
 	}
 	c := *o
-	c.Extra = make(url.Values, len(o.Extra))
-	for k, v := range o.Extra {
-		c.Extra[k] = append([]string(nil), v...)
+	if o.Extra != nil {
+		c.Extra = make(url.Values, len(o.Extra))
+		for k, v := range o.Extra {
+			c.Extra[k] = append([]string(nil), v...)
+		}
 	}
 	return c
 }
@@ -47,13 +49,16 @@ func (o *ListOptions) clone() ListOptions {
 // withListOptions adds the query parameters of opts to path. Negative page
 // numbers or sizes fail with ErrInvalidArgument.
 func withListOptions(path string, opts *ListOptions) (string, error) {
-	if opts == nil {
+	if opts == nil || opts.Page == 0 && opts.PerPage == 0 && opts.Cursor == "" && len(opts.Extra) == 0 {
 		return path, nil
 	}
 	if opts.Page < 0 || opts.PerPage < 0 {
 		return "", invalidArgument("ListOptions: negative Page or PerPage")
 	}
-	q, err := query.Values(opts)
+	// A copy: the encoder keeps its argument, so opts itself (a pager's,
+	// say) stays where it is.
+	o := *opts
+	q, err := query.Values(&o)
 	if err != nil {
 		return "", invalidArgument("ListOptions: %v", err)
 	}
@@ -556,16 +561,12 @@ func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpt
 	if err != nil {
 		return nil, nil, err
 	}
-	var req *http.Request
-	if opts != nil && opts.Resume != "" {
-		pos, err := c.resume(ep, path, opts.Resume)
-		if err != nil {
-			return nil, nil, err
-		}
-		if req, _, _, err = pos.request(ctx, c, path); err != nil {
-			return nil, nil, err
-		}
-	} else if req, err = newListRequest(ctx, c, path, opts); err != nil {
+	pos, err := c.startPosition(ep, path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, _, _, err := pos.request(ctx, c, path)
+	if err != nil {
 		return nil, nil, err
 	}
 	return fetchList[T](c, ep, req)
@@ -580,11 +581,7 @@ func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptio
 	return c.NewRequest(ctx, http.MethodGet, u, nil)
 }
 
-// fetchList sends a list request and decodes the page. Where the next
-// page is, as the Response says, is cleaned of the key, which a hostile
-// server may echo in a next link or cursor of its body, as the headers
-// (and so a Link header) are: neither a Response nor the next request,
-// nor so its error, holds the key.
+// fetchList sends a list request and decodes the page.
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.do(req, ep, &list)

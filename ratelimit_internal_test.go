@@ -366,7 +366,7 @@ type countingLimiter struct {
 }
 
 func (l *countingLimiter) Wait(ctx context.Context) error {
-	d, _ := maxWaitFrom(ctx)
+	d := clientMaxWait(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++

@@ -27,7 +27,7 @@ type clockedLimiter struct {
 func (l *clockedLimiter) Wait(ctx context.Context) error {
 	l.clk.advance(l.d)
 	l.mu.Lock()
-	l.maxWait, _ = maxWaitFrom(ctx)
+	l.maxWait = clientMaxWait(ctx)
 	l.mu.Unlock()
 	if err := ctx.Err(); err != nil {
 		return err

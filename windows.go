@@ -70,11 +70,7 @@ func (l *windowLimiter) reserving(r windowReserve) attemptLimiter {
 // Wait blocks until the server's hold and both windows allow one more
 // request, within the max wait (see NewLimiter).
 func (l *windowLimiter) Wait(ctx context.Context) error {
-	client, ok := maxWaitFrom(ctx)
-	if !ok {
-		client = DefaultMaxWait
-	}
-	t, err := l.acquire(ctx, client, nil)
+	t, err := l.acquire(ctx, clientMaxWait(ctx), nil)
 	// The limiter never hears of this request's response: count it from
 	// its release, with the wider guard.
 	l.mu.Lock()
@@ -87,11 +83,7 @@ func (l *windowLimiter) Wait(ctx context.Context) error {
 // request counts in the rolling second for one second more (and the
 // guard), as a Client's own requests do (see SlotLimiter).
 func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
-	client, ok := maxWaitFrom(ctx)
-	if !ok {
-		client = DefaultMaxWait
-	}
-	t, err := l.acquire(ctx, client, nil)
+	t, err := l.acquire(ctx, clientMaxWait(ctx), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -150,10 +142,7 @@ func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec
 		}
 	}
 	delay := release - at
-	level := WaitPerSecond
-	if hourFree > secFree {
-		level = WaitPerHour
-	}
+	level := laterLevel(secFree, hourFree)
 	if err := limit.check(ctx, delay, start, levelReason(level)); err != nil {
 		l.mu.Unlock()
 		return slotTicket{}, err
@@ -181,11 +170,15 @@ type windowReserve struct{ perHour, perSecond int }
 // for the later one. Callers hold l.mu.
 func (l *windowLimiter) keeping(keep windowReserve, at time.Duration) (time.Duration, WaitLevel) {
 	sec, hour := l.second.earliestKeeping(keep.perSecond), l.hour.freeKeeping(keep.perHour)
-	level := WaitPerSecond
-	if hour > sec {
-		level = WaitPerHour
+	return max(at, sec, hour, l.last), laterLevel(sec, hour)
+}
+
+// laterLevel names the window that frees later, the one a wait is for.
+func laterLevel(second, hour time.Duration) WaitLevel {
+	if hour > second {
+		return WaitPerHour
 	}
-	return max(at, sec, hour, l.last), level
+	return WaitPerSecond
 }
 
 // waitKeeping waits while the reserve holds a request back, without a
