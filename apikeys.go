@@ -134,7 +134,7 @@ func (k *APIKey) setField(d *decoder, key []byte, v jsonx.Value) {
 		d.setID(&k.ID, v)
 	case "name":
 		d.setString(&k.Name, v)
-	case "key", "apikey", "token", "secret":
+	case "key", "apikey", "token", "secret": // isSecretMember's names
 		if s, ok := v.String(); ok && s != "" && s != redacted {
 			k.Key = Secret(s)
 		}
@@ -145,6 +145,18 @@ func (k *APIKey) setField(d *decoder, key []byte, v jsonx.Value) {
 	case "expiresat":
 		setOptionalTime(&k.ExpiresAt, v)
 	}
+}
+
+// isSecretMember reports whether name is the normalised name of a member
+// an API key answer carries its secret in (key, apiKey/api_key, token,
+// secret). The decoder reads the secret from these members and the
+// redactor cleans an error body of their values.
+func isSecretMember(name string) bool {
+	switch name {
+	case "key", "apikey", "token", "secret":
+		return true
+	}
+	return false
 }
 
 func (k *APIKey) rawJSON() *rawJSON { return &k.raw }

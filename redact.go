@@ -583,7 +583,7 @@ func (s *secretScan) scan(text []byte, depth int) bool {
 			continue // a value, not a member's name
 		}
 		i = colon + 1
-		if !isSecretName(memberName(&s.buf, text[str:end])) {
+		if !isSecretMember(string(memberName(&s.buf, text[str:end]))) {
 			continue
 		}
 		v := skipJSONSpace(text, i)
@@ -614,16 +614,6 @@ func (s *secretScan) scanEmbedded(content []byte, depth int) bool {
 		return true
 	}
 	return s.scan(appendUnescaped(nil, content), depth+1)
-}
-
-// isSecretName reports whether a normalised member name is one APIKey
-// reads its secret from (see APIKey.setField).
-func isSecretName(name []byte) bool {
-	switch string(name) {
-	case "key", "apikey", "token", "secret":
-		return true
-	}
-	return false
 }
 
 // memberName returns the quoted member name normalised by
