@@ -1,29 +1,9 @@
 package seoapi
 
 import (
-	"bytes"
 	"net/http"
 	"time"
 )
-
-// answer is what a hop read of a response, once: its body within the
-// cap, and what its headers say. It replaces the response's body; the
-// outcome, the Response, the *APIError and the limiter all read it.
-type answer struct {
-	bytes.Reader
-	data []byte
-	// tooLarge is set for a 2xx body that passed the size cap; data holds
-	// its start.
-	tooLarge bool
-	rateHeaders
-}
-
-// Close empties the reader, so that the body the SDK has read (a created
-// secret, say) cannot be read again from the Response.
-func (a *answer) Close() error {
-	a.Reset(nil)
-	return nil
-}
 
 // rateHeaders is what a response's headers say about the rate limit and
 // the request, read once per response.

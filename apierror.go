@@ -9,49 +9,42 @@ import (
 	"net/url"
 )
 
-// responseError is the *APIError of a response the call fails on, with
-// the body the hop read (none when withhold is set) cleaned of any form of
-// the key the server echoed and, for an endpoint that creates a secret, of
-// every secret the body names (see errorRedactor). It names the URL the
-// caller asked for, not a redirect's, which the server chose.
-func (c *Client) responseError(call *callState, req *http.Request, resp *http.Response, a *answer, withhold bool) *APIError {
-	r, clean := c.errorRedactor(call.ep, a.data)
+// responseError is the *APIError of an answer the call fails on, with its
+// body (none when withhold is set) cleaned of any form of the key and,
+// for an endpoint that creates a secret, of every secret the body names.
+// It names the URL the caller asked for, not a redirect's.
+func (cl *call) responseError(r *result, withhold bool) *APIError {
+	red, clean := cl.client.redact, true
+	if cl.ep.secret {
+		// A server may have created the secret and still failed the call:
+		// its value is cleaned wherever it appears, or the body withheld.
+		red, clean = red.withSecretsIn(r.data)
+		r.resp.Header = red.header(r.resp.Header)
+		r.rate.requestID = red.string(r.rate.requestID)
+	}
 	var body []byte
 	if clean && !withhold {
-		body = r.bytes(a.data)
-	}
-	if call.ep.secret {
-		// The Response handed out beside the error shows the same.
-		resp.Header = r.header(resp.Header)
-		a.requestID = r.string(a.requestID)
+		body = red.bytes(r.data)
 	}
 	e := &APIError{
-		StatusCode: resp.StatusCode,
-		Method:     req.Method,
-		URL:        redactedURL(req),
-		RequestID:  a.requestID,
+		StatusCode: r.resp.StatusCode,
+		Method:     cl.method,
+		URL:        cl.url,
+		RequestID:  r.rate.requestID,
 		Body:       capErrorBody(body),
-		Header:     resp.Header,
-		Attempts:   call.attempts,
+		Header:     r.resp.Header,
+		Attempts:   cl.attempts,
+		kind:       r.kind,
+		// A write answered with a 5xx may still have taken effect.
+		outcomeUnknown: !cl.idem && serverError(r.resp.StatusCode),
 	}
-	if d, ok := a.wait(c.now()); ok {
-		e.RetryAfter = d
+	if r.asked {
+		e.RetryAfter = r.serverWait
+	}
+	if r.refusedWait > 0 {
+		e.RetryAfter = r.refusedWait
 	}
 	return e
-}
-
-// errorRedactor returns the redactor for an error of a call to ep whose
-// answer is body, and whether the body can be shown cleaned. For an
-// endpoint that creates a secret, a server may have created it and still
-// failed the call: every secret-bearing member's value in the body is
-// redacted wherever it appears (the headers and request ID included), and
-// the body is withheld when it names more of them than the redactor
-// takes, or one too short to redact safely.
-func (c *Client) errorRedactor(ep *endpoint, body []byte) (r redactor, clean bool) {
-	if !ep.secret {
-		return c.redact, true
-	}
-	return c.redact.withSecretsIn(body)
 }
 
 // capErrorBody returns at most maxErrorBody bytes of body, copied when
@@ -63,17 +56,11 @@ func capErrorBody(body []byte) []byte {
 	return bytes.Clone(body[:maxErrorBody])
 }
 
-// statusError is the error of a response whose status is not 2xx.
-func (c *Client) statusError(call *callState, req *http.Request, o *outcome) error {
-	e := c.responseError(call, req, o.resp, o.answer, false)
-	// Parsed from the cleaned body: unescaping cannot bring a secret back,
-	// for the redactor matches every escaped form.
+// statusError is the error of an answer whose status is not 2xx.
+func (cl *call) statusError(r *result) error {
+	e := cl.responseError(r, false)
 	e.Message, e.Code = parseErrorBody(e.Body)
-	if o.refusedWait > 0 {
-		// The server asked for a wait the caller does not accept.
-		e.RetryAfter = o.refusedWait
-	}
-	if o.resp.StatusCode >= 300 && o.resp.StatusCode <= 399 {
+	if r.status >= 300 && r.status <= 399 {
 		e.Message = "redirect not followed"
 		if loc := e.Header.Get("Location"); loc != "" {
 			e.Message += " (Location: " + loc + ")"
@@ -83,18 +70,18 @@ func (c *Client) statusError(call *callState, req *http.Request, o *outcome) err
 }
 
 // decodeError is the error of a 2xx body the SDK could not read.
-func (c *Client) decodeError(call *callState, req *http.Request, o *outcome, err error) error {
+func (cl *call) decodeError(r *result, err error) error {
 	// A decoding error may quote what it failed on.
-	err = c.cleanCause(err)
-	withhold := call.ep.secret
+	err = cl.client.cleanCause(err)
+	withhold := cl.ep.secret
 	if withhold {
 		// The answer of a created key that cannot be read may hold its
 		// secret anywhere: none of it, nor what a decoder quoted of it,
 		// goes into the error.
 		err = errSecretWithheld
 	}
-	e := c.responseError(call, req, o.resp, o.answer, withhold)
-	e.Message = decodeMessage(o.resp.StatusCode, err, e.Body, withhold)
+	e := cl.responseError(r, withhold)
+	e.Message = decodeMessage(r.status, err, e.Body, withhold)
 	e.Err, e.kind = err, ErrUnexpectedResponse
 	return e
 }
@@ -102,7 +89,7 @@ func (c *Client) decodeError(call *callState, req *http.Request, o *outcome, err
 // emptyAnswerError is the error of a 2xx answer to ep that holds no
 // resource, such as a 204: the request took effect (it is not
 // ErrOutcomeUnknown), but its result cannot be read.
-func (c *Client) emptyAnswerError(req *http.Request, ep *endpoint, resp *Response) error {
+func emptyAnswerError(req *http.Request, ep *endpoint, resp *Response) error {
 	return &APIError{
 		StatusCode: resp.StatusCode,
 		Method:     req.Method,
@@ -129,34 +116,40 @@ func decodeMessage(status int, err error, body []byte, withheld bool) string {
 	return fmt.Sprintf("decoding the %d response: %v (body: %q)", status, err, snippet(body))
 }
 
-// failure is the error of a call that ended without a response to use.
-func (c *Client) failure(call *callState, req *http.Request, o *outcome) error {
-	if o.refusal != nil {
-		o.refusal.Attempts = call.attempts
-		return o.refusal
+// failure is the error of a call that ended without an answer to use.
+// Its kind and whether a write may have taken effect come from what this
+// call did; when the caller's context ended, the error is the context's
+// own, whatever cause the context carries.
+func (cl *call) failure(ctx context.Context, r *result) error {
+	if r.refusal != nil {
+		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.method, cl.url, cl.attempts
+		return r.refusal
 	}
-	ctxErr := req.Context().Err()
-	e := &APIError{Method: req.Method, URL: redactedURL(req), Attempts: call.attempts, kind: o.kind}
-	e.outcomeUnknown = !call.idem && o.written
-	cause := c.cleanCause(o.err)
+	e := &APIError{
+		Method:         cl.method,
+		URL:            cl.url,
+		Attempts:       cl.attempts,
+		RetryAfter:     r.refusedWait,
+		kind:           r.kind,
+		outcomeUnknown: !cl.idem && r.mayHaveLeft,
+	}
 	var lim *limiterError
-	if errors.As(o.err, &lim) {
-		cause = lim.err
-		e.Message = "not sent: the rate limiter failed"
-	}
 	switch {
-	case e.kind != nil:
-		e.Err = causeError{cause}
-	case cause == ctxErr:
-		e.Err = ctxErr
+	case r.kind == nil:
+		e.Err = ctx.Err()
+		if e.Err == nil {
+			e.Err = r.err
+		}
+	case errors.As(r.err, &lim):
+		e.Message = "not sent: the rate limiter failed"
+		e.Err = causeError{cl.client.cleanCause(lim.err)}
 	default:
-		// The context's error, and no kind the cause might carry.
-		e.Err = fmt.Errorf("%w: %w", ctxErr, causeError{cause})
+		e.Err = causeError{cl.client.cleanCause(r.err)}
 	}
 	return e
 }
 
-// cleanCause strips the *url.Error around err (Do's error already names
+// cleanCause strips the *url.Error around err (the APIError already names
 // the method and URL) and any form of the key a server sent back, which
 // net/http may quote in a malformed-response error.
 func (c *Client) cleanCause(err error) error {

@@ -2,66 +2,62 @@ package seoapi
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"time"
 )
 
-// An attempt, top to bottom. go-retryablehttp's loop runs the attempts of
-// a call; http.Client follows a redirect that stays inside the base URL;
-// each hop is one RoundTrip of hopTransport, and each attempt ends in
-// settle, the loop's CheckRetry:
+// An attempt, in the order it happens. go-retryablehttp's loop runs the
+// attempts of a call; http.Client follows a redirect that stays under the
+// base URL; each hop is one RoundTrip of hopTransport:
 //
-//	hop      the limiter's turn -> send -> the headers cleaned of the key and
-//	         read once -> tell the limiter what the server said -> read the
-//	         body, capped
-//	settle   classify the attempt into one outcome -> decide: done, or wait
-//	         and try again
+//	RoundTrip  the limiter's turn -> send -> tell the limiter the request was answered
+//	settle     the headers cleaned of the key and read once -> the body read, capped ->
+//	           the server's hold told to the limiter -> one result (classify) ->
+//	           whether another attempt follows, and after how long (decide)
 //
-// The loop's other hooks only read the outcome (Backoff returns its wait),
-// and so do the observers, the call's *APIError and its Response.
+// settle is the loop's CheckRetry; the loop's other hooks only read the
+// result it recorded in call.last.
 
-// outcome is what one attempt came to, worked out once by settle.
-type outcome struct {
-	resp   *http.Response // the response used; nil when there is none
-	answer *answer        // what the hop read of resp
-	err    error          // why there is no response to use
-	// refusal is the limiter's refusal to wait, when that is the error:
-	// the call's error is that *APIError itself.
-	refusal *APIError
+// result is what one attempt came to, worked out once by settle.
+type result struct {
+	resp     *http.Response // the answer used; nil when there is none
+	data     []byte         // its body, read whole within the cap
+	tooLarge bool           // a 2xx body over the cap: data holds its start
+	rate     rateHeaders    // what resp's headers say, read once
+	// serverWait is the wait the server asked for (Retry-After, or the
+	// reset of an exhausted rate limit), when asked.
+	serverWait time.Duration
+	asked      bool
+
+	err     error     // why there is no answer to use
+	refusal *APIError // the limiter's refusal to wait, when that is err
 	// kind is the one kind of a failure or of a status other than 2xx;
 	// nil on a 2xx, and when the caller's context ended.
-	kind    error
-	sent    bool // false when the limiter refused, or failed, before sending
-	written bool // the request may have reached the server (a failure only)
-	retry   bool // another attempt follows, after wait
-	wait    time.Duration
-	// refusedWait is a wait the server asked for that the policy refused.
-	refusedWait time.Duration
-	// status is the status of the response the attempt ended with, also
-	// beside an error (a redirect the caller's CheckRedirect refused); 0
-	// when there was none.
-	status int
+	kind        error
+	status      int  // the status the attempt ended with, also beside an error
+	sent        bool // the limiter let the request go
+	mayHaveLeft bool // it may have reached the server (a failure only)
+
+	retry       bool // another attempt follows, after wait
+	wait        time.Duration
+	refusedWait time.Duration // a wait the policy refused: the server's, or the limiter's
 }
 
-// settled reports whether an attempt came to this outcome.
-func (o *outcome) settled() bool { return o.resp != nil || o.err != nil }
+func (r *result) settled() bool { return r.resp != nil || r.err != nil }
 
-func (o *outcome) success() bool {
-	return o.resp != nil && o.resp.StatusCode >= 200 && o.resp.StatusCode <= 299
+// mayHaveTakenEffect reports whether the attempt's request may have done
+// what it asked, although the call goes on.
+func (r *result) mayHaveTakenEffect() bool {
+	return r.mayHaveLeft || serverError(r.status)
 }
 
-// errorType names the attempt's kind for the observers.
-func (o *outcome) errorType(ctxErr error) string {
-	switch {
-	case o.kind != nil:
-		return ErrorType(o.kind)
-	case o.err != nil:
-		return ErrorType(ctxErr)
-	}
-	return ""
-}
+func serverError(status int) bool { return status >= 500 && status <= 599 }
 
 // hopTransport is the RoundTripper under the retry loop and http.Client's
 // redirects: one RoundTrip is one hop of an attempt.
@@ -70,185 +66,255 @@ type hopTransport struct {
 	limiter attemptLimiter
 	maxWait time.Duration
 	// timeout bounds one hop, body included (the Timeout of the
-	// http.Client the SDK was given, applied here so that the body it
-	// hands on stays its own).
-	timeout  time.Duration
-	maxBytes int64
-	redact   redactor
-	now      func() time.Time
+	// http.Client the SDK was given).
+	timeout time.Duration
 }
 
-// RoundTrip runs one hop: the limiter's turn, the send, what the server
-// said told to the limiter, and the body read whole within the cap, so
-// that a body cut short fails the attempt and the policy can try again.
+// RoundTrip waits for the limiter's turn, sends req and tells the limiter
+// when the answer arrived (or the send failed).
 func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	obs := observationFrom(req.Context())
-	if obs != nil {
-		req = obs.beginAttempt(req)
-	}
-	ticket, err := t.turn(req, obs)
+	req = obs.beginAttempt(req)
+	waits := obs.newWaits()
+	ticket, err := t.limiter.acquire(req.Context(), t.maxWait, waits)
+	obs.reportWaits(waits)
 	if err != nil {
-		return nil, err
+		return nil, &turnError{err}
 	}
-	req, cancel := t.bound(req)
-	defer cancel()
+	if t.timeout > 0 {
+		return t.timed(req, ticket)
+	}
 	resp, err := t.next.RoundTrip(req)
 	t.limiter.done(ticket)
 	if err != nil {
-		return nil, &sendError{err: t.timeoutCause(req, err)}
-	}
-	a := t.readHeaders(resp)
-	if f, ok := a.hold(resp.StatusCode, t.now()); ok {
-		t.limiter.feedback(req.Context(), f)
-	}
-	if err := t.readBody(resp, a); err != nil {
-		return nil, &cutError{err: t.timeoutCause(req, err)}
-	}
-	// Trailer values arrive with the end of the body.
-	if resp.Trailer != nil {
-		resp.Trailer = t.redact.header(resp.Trailer)
+		return nil, &sendError{err}
 	}
 	return resp, nil
 }
 
-// turn waits for the limiter, tells the observers how long, and sorts a
-// failure: a refused wait (the *APIError of ErrRateLimited), the caller's
-// context, or the limiter's own failure.
-func (t *hopTransport) turn(req *http.Request, obs *observation) (slotTicket, error) {
-	var waits *waitRecords
-	if obs != nil {
-		waits = obs.newWaits()
+// timed sends req within the hop's own time limit, the Timeout of the
+// caller's http.Client, which ends when the body is closed.
+func (t *hopTransport) timed(req *http.Request, ticket slotTicket) (*http.Response, error) {
+	ctx, cancel := context.WithTimeoutCause(req.Context(), t.timeout, errAttemptTimeout)
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	t.limiter.done(ticket)
+	if err != nil {
+		cancel()
+		return nil, &sendError{timeoutCause(ctx, t.timeout, err)}
 	}
-	ticket, err := t.limiter.acquire(req.Context(), t.maxWait, waits)
-	if obs != nil {
-		obs.reportWaits(waits)
+	if resp.Body == http.NoBody {
+		cancel()
+		return resp, nil
 	}
-	if err == nil {
-		return ticket, nil
-	}
-	var refused *APIError
-	if errors.As(err, &refused) && refused.StatusCode == 0 {
-		if refused.Method == "" {
-			refused.Method, refused.URL = req.Method, redactedURL(req)
-		}
-		return ticket, err
-	}
-	if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		return ticket, err
-	}
-	return ticket, &limiterError{err: err}
+	resp.Body = &hopBody{ReadCloser: resp.Body, cancel: cancel}
+	return resp, nil
 }
 
-// bound gives the hop its own time limit, when the caller's http.Client
-// set one.
-func (t *hopTransport) bound(req *http.Request) (*http.Request, context.CancelFunc) {
-	if t.timeout <= 0 {
-		return req, func() {}
-	}
-	ctx, cancel := context.WithTimeoutCause(req.Context(), t.timeout, errAttemptTimeout)
-	return req.WithContext(ctx), cancel
+// hopBody ends the hop's time limit when its body is closed.
+type hopBody struct {
+	io.ReadCloser
+	cancel context.CancelFunc
+}
+
+func (b *hopBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel()
+	return err
 }
 
 // timeoutCause turns the error of a hop that ran out of its own time into
 // errAttemptTimeout, so it is not taken for the caller's deadline.
-func (t *hopTransport) timeoutCause(req *http.Request, err error) error {
-	if context.Cause(req.Context()) == errAttemptTimeout {
-		return fmt.Errorf("%w after %s: %w", errAttemptTimeout, t.timeout, err)
+func timeoutCause(ctx context.Context, timeout time.Duration, err error) error {
+	if context.Cause(ctx) == errAttemptTimeout {
+		return fmt.Errorf("%w after %s: %w", errAttemptTimeout, timeout, err)
 	}
 	return err
 }
 
-// readHeaders cleans the response's headers of any form of the key a
-// server echoed (the Response the caller gets holds them) and reads what
-// they say, once.
-func (t *hopTransport) readHeaders(resp *http.Response) *answer {
-	resp.Header = t.redact.header(resp.Header)
-	return &answer{rateHeaders: readRateHeaders(resp.Header, t.now())}
-}
-
-// settle is go-retryablehttp's CheckRetry: it classifies the attempt that
-// ended with resp or err into one outcome, decides what follows, and tells
-// the observers.
-func (call *callState) settle(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	o := call.classify(ctx, resp, err)
-	call.decide(ctx, &o)
-	call.last = o
-	if call.obs != nil {
-		call.obs.endAttempt(&o, ctx.Err())
-	}
-	return o.retry, nil
-}
-
-// classify sorts how an attempt ended into one outcome.
-func (call *callState) classify(ctx context.Context, resp *http.Response, err error) outcome {
+// settle is go-retryablehttp's CheckRetry: it works out the attempt's
+// result, decides what follows, tells the observers and records it.
+func (cl *call) settle(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	var r result
 	if err == nil {
-		// Every response comes through hopTransport, whose answer is its body.
-		o := outcome{resp: resp, answer: resp.Body.(*answer), sent: true, status: resp.StatusCode}
-		if !o.success() {
-			o.kind = kindOfStatus(resp.StatusCode)
-		}
-		return o
+		r = cl.answered(ctx, resp)
+	} else {
+		r = cl.failed(ctx, resp, err)
 	}
-	o := outcome{err: err}
+	if r.sent {
+		cl.attempts++
+	}
+	cl.decide(ctx, &r)
+	cl.obs.endAttempt(&r, ctx.Err())
+	cl.record(r)
+	return r.retry, nil
+}
+
+// answered reads the answer: headers cleaned of the key and read once,
+// the server's hold told to the limiter, the body read whole within the
+// cap, so that a body cut short fails the attempt and the policy can try
+// again.
+func (cl *call) answered(ctx context.Context, resp *http.Response) result {
+	c := cl.client
+	now := c.now()
+	resp.Header = c.redact.header(resp.Header)
+	resp.Status = c.redact.string(resp.Status)
+	r := result{resp: resp, status: resp.StatusCode, sent: true, rate: readRateHeaders(resp.Header, now)}
+	r.serverWait, r.asked = r.rate.wait(now)
+	if f, ok := r.rate.hold(resp.StatusCode, now); ok {
+		c.transport.limiter.feedback(ctx, f)
+	}
+	data, tooLarge, err := c.readBody(resp)
+	if err != nil {
+		return cl.failed(ctx, nil, &cutError{err})
+	}
+	if resp.Trailer != nil {
+		// Trailer values arrive with the end of the body.
+		resp.Trailer = c.redact.header(resp.Trailer)
+	}
+	r.data, r.tooLarge = data, tooLarge
+	if !success(resp.StatusCode) {
+		r.kind = kindOfStatus(resp.StatusCode)
+	}
+	return r
+}
+
+func success(status int) bool { return status >= 200 && status <= 299 }
+
+// readBody reads resp's body whole. A 2xx body must arrive complete and
+// within the cap; of any other body the SDK keeps at most what an
+// APIError shows, and what was read when the body is cut.
+func (c *Client) readBody(resp *http.Response) (data []byte, tooLarge bool, err error) {
+	defer resp.Body.Close()
+	limit, length := c.maxResponseBytes, resp.ContentLength
+	if !success(resp.StatusCode) {
+		limit = min(limit, maxErrorBody)
+	}
+	if resp.Body == http.NoBody {
+		// A HEAD answer (or a 204, a 304) declares a length it does not send.
+		length = 0
+	}
+	data, err = readCapped(resp.Body, length, limit)
+	resp.Body = http.NoBody
+	switch {
+	case errors.Is(err, errBodyTooLarge):
+		return data, success(resp.StatusCode), nil
+	case err != nil && success(resp.StatusCode):
+		return nil, false, err
+	}
+	return data, false, nil
+}
+
+// failed sorts an attempt that ended without an answer to use. What it
+// comes to is worked out from what this attempt did: a context that
+// ended says only why it ended, whatever cause it carries.
+func (cl *call) failed(ctx context.Context, resp *http.Response, err error) result {
+	r := result{err: err}
 	if resp != nil {
-		o.status = resp.StatusCode
+		// A redirect the caller's CheckRedirect refused.
+		r.status = resp.StatusCode
+		resp.Body.Close()
 	}
-	var lim *limiterError
+	var turn *turnError
+	if !errors.As(err, &turn) {
+		r.sent = true
+		r.mayHaveLeft = cl.mayHaveLeft(err)
+	}
 	switch {
-	case errors.As(err, &o.refusal) && o.refusal.StatusCode == 0:
-		// The limiter would have waited longer than the caller accepts.
-		o.kind = ErrRateLimited
-	case errors.As(err, &lim):
-		// The limiter itself failed (a fleet's store, say).
-		o.refusal = nil
-		if ctx.Err() == nil {
-			o.kind = kindOf(lim.err)
-		}
-	default:
-		o.refusal = nil
-		o.sent = true
-		o.written = call.mayHaveBeenWritten(err)
-		o.kind = failureKind(err, ctx.Err())
-	}
-	return o
-}
-
-// decide counts the attempt and settles whether another follows, and
-// after how long.
-func (call *callState) decide(ctx context.Context, o *outcome) {
-	if o.sent {
-		call.attempts++
-	}
-	if ctx.Err() != nil || call.attempts > call.policy.maxRetries || !call.retryable(o) {
-		return
-	}
-	wait, asked := call.policy.wait(o.answer, call.attempts, time.Now())
-	limit := maxWaitLimit{d: call.policy.maxWait, name: "WithMaxWait"}
-	if limit.check(ctx, wait, time.Now(), "retry") != nil {
-		if asked {
-			o.refusedWait = wait
-		}
-		return
-	}
-	o.retry, o.wait = true, wait
-}
-
-// failureKind is the one kind of an attempt that was sent and ended with
-// err and no response to use, or nil when it is the caller's context's
-// error (ctxErr, when the context has ended).
-func failureKind(err, ctxErr error) error {
-	switch {
-	case ctxErr != nil && !errors.Is(err, errAttemptTimeout):
-		return nil
+	case ctx.Err() != nil && !errors.Is(err, errAttemptTimeout):
+		r.err = ctx.Err()
+	case turn != nil && errors.As(turn.err, &r.refusal) && r.refusal.StatusCode == 0:
+		r.kind = ErrRateLimited
+	case turn != nil:
+		r.refusal = nil
+		r.err, r.kind = &limiterError{turn.err}, kindOf(turn.err)
 	case isRedirectError(err):
-		return ErrUnexpectedResponse
+		r.kind = ErrUnexpectedResponse
+	default:
+		r.kind = ErrConnection
 	}
-	return ErrConnection
+	return r
+}
+
+// mayHaveLeft is the one answer to "may this attempt's request have
+// reached the server?": yes once it was answered, or once its body was
+// read or copied; no when its body was not, or when the connection never
+// opened (a dial or a TLS handshake that failed).
+func (cl *call) mayHaveLeft(err error) bool {
+	var cut *cutError
+	switch {
+	case errors.As(err, &cut):
+		return true
+	case cl.body != nil && !cl.left.Load():
+		return false
+	}
+	return !isDialError(err) && !isHandshakeError(err)
+}
+
+// decide settles whether another attempt follows, and after how long.
+func (cl *call) decide(ctx context.Context, r *result) {
+	p := &cl.client.retry
+	if ctx.Err() != nil || cl.attempts > p.maxRetries || !p.retryable(r, cl.idem) {
+		return
+	}
+	wait := p.backoff(cl.attempts)
+	if r.asked {
+		wait = max(r.serverWait, p.waitMin)
+	}
+	if CheckWait(ctx, wait, p.maxWait, "retry") != nil {
+		if r.asked {
+			r.refusedWait = wait
+		}
+		return
+	}
+	r.retry, r.wait = true, wait
+}
+
+// record keeps r as the call's last result. A retry the limiter refused
+// ends the call with the attempt before it, which the server answered:
+// its result, with the wait refused.
+func (cl *call) record(r result) {
+	if r.refusal != nil && cl.last.sent {
+		cl.last.retry, cl.last.refusedWait = false, r.refusal.RetryAfter
+		return
+	}
+	if cl.last.sent && cl.last.mayHaveTakenEffect() {
+		cl.effect = true
+	}
+	cl.last = r
+}
+
+func isDialError(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
+}
+
+// isHandshakeError reports a TLS handshake that failed, before any of the
+// request was written.
+func isHandshakeError(err error) bool {
+	var (
+		cert   *tls.CertificateVerificationError
+		header tls.RecordHeaderError
+		alert  tls.AlertError
+		auth   x509.UnknownAuthorityError
+		host   x509.HostnameError
+	)
+	return errors.As(err, &cert) || errors.As(err, &header) || errors.As(err, &alert) ||
+		errors.As(err, &auth) || errors.As(err, &host)
 }
 
 // errAttemptTimeout ends a hop that took longer than the HTTP client's
 // Timeout.
 var errAttemptTimeout = errors.New("attempt timed out")
+
+// turnError is a failure of the limiter's turn: nothing was sent.
+type turnError struct{ err error }
+
+func (e *turnError) Error() string { return e.err.Error() }
+func (e *turnError) Unwrap() error { return e.err }
 
 // limiterError is a failure of the limiter itself (a fleet limiter that
 // cannot reach Redis, say): nothing was sent, and the call ends at once.
@@ -257,8 +323,7 @@ type limiterError struct{ err error }
 func (e *limiterError) Error() string { return "rate limiter: " + e.err.Error() }
 func (e *limiterError) Unwrap() error { return e.err }
 
-// sendError is a failure after the request was handed to the network:
-// it may have been written.
+// sendError is a failure after the request was handed to the network.
 type sendError struct{ err error }
 
 func (e *sendError) Error() string { return e.err.Error() }

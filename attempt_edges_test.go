@@ -102,13 +102,6 @@ func TestRetryLoopEdges(t *testing.T) {
 			_, resp, err := c.Projects.List(ctx, "ws", nil)
 			return resp, err
 		}, result{kinds: []error{context.Canceled}, attempts: 1, nilResp: true}},
-		{"GetBody fails", func(t *testing.T) (*seoapi.Response, error) {
-			rec := newRecorder(t, respond(429, `{}`))
-			c := newClient(t, rec.srv.URL)
-			req, _ := c.NewRequest(context.Background(), http.MethodPost, "api/workspaces", map[string]string{"name": "x"})
-			req.GetBody = func() (io.ReadCloser, error) { return nil, errors.New("no rewind") }
-			return c.Do(req, nil)
-		}, result{kinds: []error{seoapi.ErrConnection}, attempts: 1, nilResp: true}},
 		{"retries exhausted", func(t *testing.T) (*seoapi.Response, error) {
 			rec := newRecorder(t, respond(503, `{}`))
 			c := newClient(t, rec.srv.URL)
@@ -167,7 +160,7 @@ func TestRetryLoopEdges(t *testing.T) {
 			c := newClient(t, rec.srv.URL)
 			_, resp, err := c.Projects.Create(context.Background(), "ws", &seoapi.ProjectCreateRequest{Name: "x"})
 			return resp, err
-		}, result{kinds: []error{seoapi.ErrServer}, status: 503, attempts: 1}},
+		}, result{kinds: []error{seoapi.ErrServer}, outcomeUnknown: true, status: 503, attempts: 1}},
 		{"503 GET with a long Retry-After", func(t *testing.T) (*seoapi.Response, error) {
 			rec := newRecorder(t, respond(503, `{}`, "Retry-After", "120"))
 			c := newClient(t, rec.srv.URL)
@@ -228,19 +221,23 @@ func (l *refuseSecond) Wait(ctx context.Context) error {
 }
 
 // TestRefusalAfterAnAttempt: a limiter that refuses the retry's wait ends
-// the call with its refusal, counting only the attempt that was sent.
+// the call with the last answer the server gave (its status, kind and
+// Response), with RetryAfter the wait refused, counting only the attempt
+// that was sent.
 func TestRefusalAfterAnAttempt(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, respond(503, `{}`))
+	rec := newRecorder(t, respond(503, `{"error":"down"}`))
 	log := &eventLog{}
 	c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(&refuseSecond{}), seoapi.WithRetryWait(time.Millisecond, time.Millisecond), seoapi.WithObserver(log))
 	require.NoError(t, err)
 	_, resp, err := c.Projects.List(context.Background(), "ws", nil)
-	require.Nil(t, resp)
+	require.NotNil(t, resp)
+	require.Equal(t, 503, resp.StatusCode)
 	var e *seoapi.APIError
 	require.True(t, errors.As(err, &e))
-	require.Equal(t, []error{seoapi.ErrRateLimited}, kindsOf(err))
-	require.Equal(t, 0, e.StatusCode)
+	require.Equal(t, []error{seoapi.ErrServer}, kindsOf(err))
+	require.Equal(t, 503, e.StatusCode)
+	require.Equal(t, "down", e.Message)
 	require.Equal(t, 1, e.Attempts)
 	require.Equal(t, 2*time.Minute, e.RetryAfter)
 	require.Equal(t, []string{"call_start", "attempt_start", "attempt_end", "attempt_start", "attempt_end", "call_end"}, log.types())
@@ -325,4 +322,20 @@ func errorsAs(err error, target **seoapi.APIError) bool {
 		*target = e
 	}
 	return ok
+}
+
+// TestGetBodyFailsBeforeSending: Do reads the request body once, before
+// the first attempt, so a body that cannot be read fails with
+// ErrInvalidArgument and nothing is sent.
+func TestGetBodyFailsBeforeSending(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(201, `{"id":"w"}`))
+	c := newClient(t, rec.srv.URL)
+	req, err := c.NewRequest(context.Background(), http.MethodPost, "api/workspaces", map[string]string{"name": "x"})
+	require.NoError(t, err)
+	req.GetBody = func() (io.ReadCloser, error) { return nil, errors.New("no rewind") }
+	resp, err := c.Do(req, nil)
+	require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+	require.Nil(t, resp)
+	require.Empty(t, rec.requests())
 }

@@ -3,42 +3,10 @@ package seoapi
 import (
 	"errors"
 	"io"
-	"net/http"
 )
 
 // errBodyTooLarge is the error of a 2xx body larger than the response cap.
 var errBodyTooLarge = errors.New("response body over the size cap")
-
-// readBody reads resp's body whole into a, which then stands for it. A
-// 2xx body must arrive complete and within the cap; of any other body the
-// SDK keeps at most what an APIError shows, and what was read when the
-// body is cut.
-func (t *hopTransport) readBody(resp *http.Response, a *answer) error {
-	defer resp.Body.Close()
-	limit := t.maxBytes
-	success := resp.StatusCode >= 200 && resp.StatusCode <= 299
-	if !success {
-		limit = min(limit, maxErrorBody)
-	}
-	length := resp.ContentLength
-	if resp.Body == http.NoBody {
-		// A HEAD answer (or a 204, a 304) declares a length it does not send.
-		length = 0
-	}
-	data, err := readCapped(resp.Body, length, limit)
-	switch {
-	case errors.Is(err, errBodyTooLarge):
-		// A status the SDK reports keeps what was read: an error body
-		// needs no more than its start.
-		a.tooLarge = success
-	case err != nil && success:
-		return err
-	}
-	a.data = data
-	a.Reset(data)
-	resp.Body = a
-	return nil
-}
 
 // readCapped reads r to its end, failing with errBodyTooLarge once more
 // than limit bytes arrive; it then returns at most maxErrorBody bytes of

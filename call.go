@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
+	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
@@ -19,7 +22,9 @@ import (
 // empty: a resource type or a pointer to one (var p *Project; Do(req,
 // &p)) is unwrapped from a data or singular-name envelope, a slice from a
 // bare array or a list envelope, whose paging fields go into the
-// Response; anything else is decoded by encoding/json.
+// Response; anything else is decoded by encoding/json. A v that is not a
+// non-nil pointer, and a URL the key may not go to, fail with
+// ErrInvalidArgument before anything is sent.
 //
 // The *Response is returned whenever the server answered, also with an
 // error; it is nil when the request was rejected before sending or no
@@ -28,133 +33,184 @@ import (
 // for a path of the API is reported to observers under its endpoint's
 // operation, such as "Projects.List"; any other as "Client.Do".
 func (c *Client) Do(req *http.Request, v any) (*Response, error) {
-	if req == nil || req.URL == nil {
+	switch {
+	case req == nil || req.URL == nil:
 		return nil, invalidArgument("nil request")
+	case !c.keyMayGo(req.URL):
+		return nil, invalidArgument("URL %q is not under the client's base URL", req.URL.Redacted())
+	}
+	if err := checkDestination(v); err != nil {
+		return nil, err
 	}
 	return c.do(req, c.endpointOf(req), v)
 }
 
+// checkDestination refuses a v that decoding could not fill: anything but
+// nil or a non-nil pointer.
+func checkDestination(v any) error {
+	if v == nil {
+		return nil
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return invalidArgument("Do: v must be nil or a non-nil pointer, not %T", v)
+	}
+	return nil
+}
+
+// call is one call: its request, and what its attempts came to. go-retryablehttp
+// runs the attempts; its hooks are the call's methods:
+//
+//	prepare  each attempt gets a fresh copy of the body, which records whether it was read
+//	settle   the attempt's answer read and classified once into a result, and the decision
+//	         whether another attempt follows (see attempt.go)
+//	backoff  the wait settle decided
+//
+// and run turns the last result into the call's value, Response and error.
+type call struct {
+	client *Client
+	ep     *endpoint
+	method string
+	url    string // the URL the caller asked for, for errors
+	idem   bool   // whether repeating the request can do no harm
+	body   []byte // the request body, read once; nil when there is none
+	obs    *observation
+
+	// left is set once the current attempt's body is read or copied:
+	// until then, its request cannot have left.
+	left         *atomic.Bool
+	attemptStart time.Time
+	attempts     int    // attempts sent
+	last         result // the latest attempt's, as settle worked it out
+	// effect is set once an attempt that was not the last may have taken
+	// effect (it may have left and got no answer, or a 5xx).
+	effect bool
+}
+
 // do is the one path every call takes, to the endpoint ep.
 func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
-	call := c.calls.Get().(*callState)
-	defer c.release(call)
-	call.reset(req, ep)
-	if len(c.observers) > 0 {
-		call.obs, req = c.startObservation(req, call)
-	}
-	resp, err := c.run(call, req, v)
-	if call.obs != nil {
-		call.obs.end(resp, err, call.attempts)
-	}
-	return resp, err
-}
-
-// release puts call back in the pool without the last response, which
-// would otherwise stay alive until the state is reused.
-func (c *Client) release(call *callState) {
-	call.last, call.body, call.obs = outcome{}, nil, nil
-	c.calls.Put(call)
-}
-
-// run runs the attempts (go-retryablehttp's loop, whose hooks read each
-// attempt's outcome) and turns the last outcome into the call's result.
-func (c *Client) run(call *callState, req *http.Request, v any) (*Response, error) {
-	rreq, err := retryableRequest(req)
+	body, err := readRequestBody(req)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := call.rc.Do(rreq); err != nil && (call.last.retry || !call.last.settled()) {
-		// The loop ended outside an attempt: the context ended, or the
-		// body could not be rewound, in the wait before a retry.
-		call.last = call.classify(req.Context(), nil, err)
+	cl := &call{client: c, ep: ep, method: req.Method, url: redactedURL(req), idem: idempotent(req.Method), body: body}
+	if len(c.observers) > 0 {
+		cl.obs, req = c.startObservation(req, cl)
 	}
-	o := &call.last
-	if o.err != nil {
-		return nil, c.failure(call, req, o)
+	resp, err := cl.run(req, v)
+	cl.obs.end(resp, err, cl.attempts)
+	return resp, err
+}
+
+// readRequestBody reads the body of req once, so that each attempt sends
+// a copy the SDK owns.
+func readRequestBody(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
 	}
-	defer o.resp.Body.Close()
-	var failed error
-	switch {
-	case !o.success():
-		failed = c.statusError(call, req, o)
-	case o.answer.tooLarge:
-		failed = c.decodeError(call, req, o, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes))
-	}
-	// A Response is built after the call's error, which cleans the answer
-	// of a created secret.
-	resp := newResponse(o, call.attempts)
-	if failed != nil || v == nil {
-		return resp, failed
-	}
-	if err := decodeBody(req.Context(), o.answer.data, v, resp, c.maxItems); err != nil {
-		if ctxErr := req.Context().Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			// The caller's context ended the decoding: its error, no
-			// kind; a write the server answered took effect.
-			return resp, c.failure(call, req, &outcome{err: ctxErr, written: true})
+	r := req.Body
+	if req.GetBody != nil {
+		var err error
+		if r, err = req.GetBody(); err != nil {
+			return nil, invalidArgument("reading request body: %v", err)
 		}
-		err = c.decodeError(call, req, o, err)
-		return newResponse(o, call.attempts), err
 	}
-	// A list envelope may name the next page with the key a server
-	// echoed; the next request, and a resume token, must not carry it.
-	resp.NextURL, resp.NextCursor = c.redact.string(resp.NextURL), c.redact.string(resp.NextCursor)
-	return resp, nil
-}
-
-// callState is what one call learns across its attempts. Each Client
-// keeps its call states in a pool, each with a retryablehttp.Client whose
-// hooks are bound to it once, so a call allocates neither.
-type callState struct {
-	policy *retryPolicy
-	rc     retryablehttp.Client
-	obs    *observation // nil when the client has no observers
-
-	ep       *endpoint
-	idem     bool // whether a repeat cannot do harm
-	attempts int  // attempts sent
-	// body is the current attempt's body: whether it was read says
-	// whether the request can have left (see bodyWasRead), whatever error a
-	// failed dial or TLS handshake is reported as and whatever
-	// RoundTripper sent it.
-	body io.ReadCloser
-	last outcome // the latest attempt's
-}
-
-func newCallState(p *retryPolicy, hc *http.Client) *callState {
-	call := &callState{policy: p}
-	call.rc = retryablehttp.Client{
-		HTTPClient:   hc,
-		RetryMax:     p.maxRetries,
-		CheckRetry:   call.settle,
-		Backoff:      call.backoffHook,
-		ErrorHandler: call.errorHandler,
-		PrepareRetry: call.rewindBody,
+	defer r.Close()
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return nil, invalidArgument("reading request body: %v", err)
 	}
-	return call
+	return body, nil
 }
 
-// reset readies a pooled call state for req to ep.
-func (call *callState) reset(req *http.Request, ep *endpoint) {
-	call.ep = ep
-	call.idem = idempotent(req.Method)
-	call.attempts = 0
-	call.body = req.Body // obs and last were cleared by release
+// run runs the attempts and turns the last result into the call's.
+func (cl *call) run(req *http.Request, v any) (*Response, error) {
+	cl.prepare(req)
+	rc := retryablehttp.Client{
+		HTTPClient:   cl.client.httpClient,
+		RetryMax:     cl.client.retry.maxRetries,
+		CheckRetry:   cl.settle,
+		Backoff:      cl.backoff,
+		ErrorHandler: passThrough,
+		PrepareRetry: cl.prepare,
+	}
+	if _, err := rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || !cl.last.settled()) {
+		// The loop ended outside an attempt: the context ended in the
+		// wait before a retry.
+		cl.last = result{err: err}
+	}
+	return cl.finish(req.Context(), v)
 }
 
-// rewindBody is go-retryablehttp's PrepareRetry: it gives a retry a fresh
-// copy of the request body. The SDK hands retryablehttp the request as it
-// is, so that the body is not copied once more for every call.
-func (call *callState) rewindBody(req *http.Request) error {
-	if req.GetBody == nil || req.Body == nil || req.Body == http.NoBody {
+// prepare is go-retryablehttp's PrepareRetry, and readies the first
+// attempt too: the attempt sends a fresh copy of the body, which records
+// whether it was read or copied.
+func (cl *call) prepare(req *http.Request) error {
+	cl.attemptStart = time.Now()
+	cl.left = new(atomic.Bool)
+	if cl.body == nil {
 		return nil
 	}
-	body, err := req.GetBody()
-	if err != nil {
-		return err
+	left := cl.left
+	req.ContentLength = int64(len(cl.body))
+	req.Body = newSentBody(cl.body, left)
+	req.GetBody = func() (io.ReadCloser, error) {
+		left.Store(true)
+		return newSentBody(cl.body, left), nil
 	}
-	req.Body = body
-	call.body = body
 	return nil
+}
+
+// backoff is go-retryablehttp's Backoff: the wait settle decided.
+func (cl *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
+	return cl.last.wait
+}
+
+// passThrough is go-retryablehttp's ErrorHandler: the call reads its last
+// result, not the loop's "giving up" error.
+func passThrough(resp *http.Response, err error, _ int) (*http.Response, error) {
+	return resp, err
+}
+
+// finish turns the last result into the call's Response and error, and
+// decodes a 2xx body into v.
+func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
+	r := &cl.last
+	if r.resp == nil {
+		return nil, cl.failure(ctx, r)
+	}
+	// The Response is built after the call's error, which cleans the
+	// answer of a created secret.
+	var failed error
+	switch {
+	case cl.deleted(r):
+	case r.kind != nil:
+		failed = cl.statusError(r)
+	case r.tooLarge:
+		failed = cl.decodeError(r, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, cl.client.maxResponseBytes))
+	}
+	resp := newResponse(r, cl.attempts)
+	if failed != nil || v == nil || cl.deleted(r) {
+		return resp, failed
+	}
+	err := decodeBody(ctx, r.data, v, resp, cl.client.maxItems)
+	switch ctxErr := ctx.Err(); {
+	case err == nil:
+		return resp, nil
+	case ctxErr != nil && errors.Is(err, ctxErr):
+		// The caller's context ended the decoding: its error, no kind; a
+		// write the server answered took effect.
+		return resp, cl.failure(ctx, &result{err: ctxErr, sent: true, mayHaveLeft: true})
+	}
+	err = cl.decodeError(r, err)
+	return newResponse(r, cl.attempts), err
+}
+
+// deleted reports a DELETE whose earlier attempt may have taken effect and
+// whose retry found the resource gone: it did what was asked.
+func (cl *call) deleted(r *result) bool {
+	status := r.resp.StatusCode
+	return cl.method == http.MethodDelete && cl.effect && (status == http.StatusNotFound || status == http.StatusGone)
 }
 
 // callOne sends body to ep and decodes the single resource of its answer.
@@ -172,7 +228,7 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 		return nil, resp, err
 	}
 	if out.Raw() == nil {
-		return nil, resp, c.emptyAnswerError(req, ep, resp)
+		return nil, resp, emptyAnswerError(req, ep, resp)
 	}
 	return out, resp, nil
 }

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -52,91 +51,18 @@ type Client struct {
 	transport        *hopTransport
 	retry            retryPolicy
 	observers        []Observer
-	calls            *sync.Pool // of *callState
 	redact           redactor
-	authHeader       string // "Bearer <key>", built once
-	baseString       string // baseURL.String(), for joining relative paths
-	serverPort       int
-	now              func() time.Time
+	// authHeader is "Bearer <key>", built once, behind a pointer for the
+	// reason apiKey is.
+	authHeader *string
+	baseString string // baseURL.String(), for joining relative paths
+	basePath   string // the base URL's path as serverPath reads it
+	serverPort int
+	now        func() time.Time
 }
 
 // service is embedded by every resource service.
 type service struct{ client *Client }
-
-// Option configures a Client.
-type Option func(*clientConfig)
-
-type clientConfig struct {
-	httpClient       *http.Client
-	userAgent        string
-	maxResponseBytes int64
-	maxItems         int // 0: derived from maxResponseBytes
-	insecureHTTP     bool
-	rateLimit        rateLimitConfig
-	retry            retryPolicy
-	observers        []Observer
-	errs             []error
-}
-
-func (cfg *clientConfig) reject(format string, args ...any) {
-	cfg.errs = append(cfg.errs, invalidArgument(format, args...))
-}
-
-// WithHTTPClient makes the Client send through hc. The SDK wraps a copy of
-// hc's transport with its rate limiter; hc itself is not changed. hc's
-// Timeout applies to each attempt (to each hop, when it follows a
-// redirect), body included.
-func WithHTTPClient(hc *http.Client) Option {
-	return func(cfg *clientConfig) {
-		if hc == nil {
-			cfg.reject("WithHTTPClient: nil *http.Client")
-			return
-		}
-		cfg.httpClient = hc
-	}
-}
-
-// WithUserAgent puts ua in front of the SDK's own User-Agent, so the server
-// sees "ua seoapi-go/<version>".
-func WithUserAgent(ua string) Option {
-	return func(cfg *clientConfig) {
-		if strings.ContainsFunc(ua, isControl) {
-			cfg.reject("WithUserAgent: user agent contains control characters")
-			return
-		}
-		cfg.userAgent = strings.TrimSpace(ua)
-	}
-}
-
-// WithLogger makes the SDK log each attempt at Debug and long waits at Warn
-// to l. Without it, or with a nil l, the SDK logs nothing. Records never
-// hold a header, a body or the API key. The logger is an Observer like any
-// other (see WithObserver).
-func WithLogger(l *slog.Logger) Option {
-	return func(cfg *clientConfig) {
-		if l != nil {
-			cfg.observers = append(cfg.observers, slogObserver{l})
-		}
-	}
-}
-
-// WithMaxResponseBytes caps how much of a response body the SDK reads; a
-// larger body fails the call. The default is 32 MiB.
-func WithMaxResponseBytes(n int64) Option {
-	return func(cfg *clientConfig) {
-		if n <= 0 {
-			cfg.reject("WithMaxResponseBytes: %d is not positive", n)
-			return
-		}
-		cfg.maxResponseBytes = n
-	}
-}
-
-// WithInsecureHTTP allows a plain http base URL whose host is not loopback.
-// The API key then crosses the network unencrypted.
-func WithInsecureHTTP() Option {
-	return func(cfg *clientConfig) { cfg.insecureHTTP = true }
-}
 
 // NewClient returns a Client for the API at baseURL (for example
 // "https://api.example.com" or "https://host/prefix"), authenticating with
@@ -186,13 +112,13 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 		retry:            cfg.retry,
 		observers:        cfg.observers,
 		redact:           redactor{secret: apiKey},
-		authHeader:       "Bearer " + apiKey,
+		authHeader:       Ptr("Bearer " + apiKey),
 		baseString:       base.String(),
 		serverPort:       portOf(base),
 		now:              time.Now,
 	}
+	c.basePath, _ = serverPath(base.EscapedPath())
 	c.httpClient = c.wrapHTTPClient(cfg.httpClient, cfg.rateLimit)
-	c.calls = &sync.Pool{New: func() any { return newCallState(&c.retry, c.httpClient) }}
 	svc := service{client: c}
 	c.Workspaces = &WorkspacesService{svc}
 	c.Projects = &ProjectsService{svc}
@@ -246,9 +172,17 @@ func userAgent(prefix string) string {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
+// MinAPIKeyLength is the length of the shortest API key NewClient
+// accepts. A shorter one is no real key, and the redactor could not tell
+// it from ordinary text.
+const MinAPIKeyLength = 8
+
 func checkAPIKey(key string) error {
-	if key == "" {
+	switch {
+	case key == "":
 		return invalidArgument("API key is empty")
+	case len(key) < MinAPIKeyLength:
+		return invalidArgument("API key is shorter than %d characters", MinAPIKeyLength)
 	}
 	if strings.ContainsFunc(key, func(r rune) bool { return isControl(r) || r == ' ' || r == '\u00a0' }) {
 		return invalidArgument("API key contains white space or control characters")
@@ -271,13 +205,10 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 		next = newStallTransport(stallTimeout)
 	}
 	c.transport = &hopTransport{
-		next:     next,
-		limiter:  newAttemptLimiter(rl, c.retry.maxWait, c.now),
-		maxWait:  c.retry.maxWait,
-		timeout:  wrapped.Timeout,
-		maxBytes: c.maxResponseBytes,
-		redact:   c.redact,
-		now:      c.now,
+		next:    next,
+		limiter: newAttemptLimiter(rl, c.retry.maxWait, c.now),
+		maxWait: c.retry.maxWait,
+		timeout: wrapped.Timeout,
 	}
 	wrapped.Transport = c.transport
 	wrapped.Timeout = 0

@@ -29,9 +29,11 @@ func internalClient(t *testing.T, baseURL string) *Client {
 	return c
 }
 
-// TestUnderBase: a URL is under the base URL only with the same scheme,
-// host, port and path prefix, and no credentials.
-func TestUnderBase(t *testing.T) {
+// TestKeyMayGo: the key goes to a URL only with the base URL's scheme,
+// host and port, no credentials, and a path under the base path as a
+// server reads it: escaped dots are dots, dot segments are removed, and
+// an escaped slash or a backslash is refused.
+func TestKeyMayGo(t *testing.T) {
 	t.Parallel()
 	c := internalClient(t, "https://api.example.com/v1")
 	tests := []struct {
@@ -51,11 +53,25 @@ func TestUnderBase(t *testing.T) {
 		{"https://api.example.com/v1evil/api/workspaces", false},
 		{"https://api.example.com/v2/api/workspaces", false},
 		{"https://api.example.com/", false},
+		{"https://api.example.com/v1/%2e%2e/admin/users", false},
+		{"https://api.example.com/v1/%2E%2E/admin/users", false},
+		{"https://api.example.com/v1/.%2e/admin/users", false},
+		{"https://api.example.com/v1/..%2fadmin/users", false},
+		{"https://api.example.com/v1/..%2Fadmin/users", false},
+		{"https://api.example.com/v1/api%5c..%5c..%5cadmin", false},
+		{"https://api.example.com/v1/..;/admin/users", false},
+		{"https://api.example.com/v1/a/%2e%2e/%2e%2e/admin", false},
+		{"https://api.example.com/v1/%2e%2e", false},
+		{"https://api.example.com/v1/api/%2e%2e/workspaces", true},
+		{"https://api.example.com/v1/api/./workspaces", true},
+		{"https://api.example.com/v1/api/workspaces/a%2Fb/projects", false},
+		{"https://api.example.com/v1/api/workspaces/a%20b/projects", true},
+		{"https://api.example.com/v1/api/workspaces/%7Eme/projects", true},
 	}
 	for _, tc := range tests {
 		u, err := url.Parse(tc.url)
 		require.NoError(t, err)
-		assert.Equal(t, tc.under, c.underBase(u), tc.url)
+		assert.Equal(t, tc.under, c.keyMayGo(u), tc.url)
 	}
 }
 

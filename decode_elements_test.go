@@ -120,7 +120,7 @@ func TestWithMaxItems(t *testing.T) {
 	assert.Nil(t, ints)
 
 	for _, n := range []int{0, -1} {
-		_, err := seoapi.NewClient("https://api.example.com", "sk_test", seoapi.WithMaxItems(n))
+		_, err := seoapi.NewClient("https://api.example.com", "sk_test_key", seoapi.WithMaxItems(n))
 		assert.True(t, errors.Is(err, seoapi.ErrInvalidArgument), "WithMaxItems(%d): %v", n, err)
 	}
 }

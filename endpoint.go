@@ -59,14 +59,17 @@ func idName(placeholder string) string {
 }
 
 // escapeID checks a path ID and escapes it into exactly one path segment
-// ("a/b" travels as "a%2Fb"). Empty IDs, "." and "..", and IDs holding
-// control characters fail with ErrInvalidArgument.
+// ("a?b" travels as "a%3Fb"). Empty IDs, "." and "..", and IDs holding a
+// slash, a backslash or control characters fail with ErrInvalidArgument:
+// a server or a gateway may split a segment at an escaped slash.
 func escapeID(name, id string) (string, error) {
 	switch {
 	case id == "":
 		return "", invalidArgument("%s is empty", name)
 	case id == "." || id == "..":
 		return "", invalidArgument("%s %q is not a valid ID", name, id)
+	case strings.ContainsAny(id, `/\`):
+		return "", invalidArgument("%s %q contains a slash or a backslash", name, id)
 	case strings.ContainsFunc(id, isControl):
 		return "", invalidArgument("%s contains control characters", name)
 	}
@@ -90,25 +93,27 @@ func endpoints() []*endpoint {
 // "Client.Do" with the route "/{path}", so that no ID reaches an
 // aggregate.
 func (c *Client) endpointOf(req *http.Request) *endpoint {
-	route := templateOf(c.relativePath(req.URL))
+	path := strings.Split(strings.Trim(c.relativePath(req.URL), "/"), "/")
 	for _, e := range endpoints() {
-		if e.method == req.Method && e.route == route {
+		if e.method == req.Method && e.matches(path) {
 			return e
 		}
 	}
 	return &endpoint{operation: "Client.Do", method: req.Method, route: "/{path}"}
 }
 
-// templateOf replaces the IDs of an API path with their placeholders:
-// api/workspaces/ws_1/projects/p_2 gives /api/workspaces/{id}/projects/{projectId}.
-func templateOf(path string) string {
-	segments := strings.Split(strings.Trim(path, "/"), "/")
-	if len(segments) < 3 || segments[0] != "api" || segments[1] != "workspaces" || segments[2] == "" {
-		return "/" + strings.Join(segments, "/")
+// matches reports whether the segments of a path fill the route: the
+// same literal segments, and one non-empty segment for each placeholder.
+func (e *endpoint) matches(path []string) bool {
+	route := strings.Split(strings.TrimPrefix(e.route, "/"), "/")
+	if len(route) != len(path) {
+		return false
 	}
-	segments[2] = "{id}"
-	if len(segments) >= 5 && segments[3] == "projects" && segments[4] != "" {
-		segments[4] = "{projectId}"
+	for i, seg := range route {
+		placeholder := strings.HasPrefix(seg, "{")
+		if placeholder && path[i] == "" || !placeholder && path[i] != seg {
+			return false
+		}
 	}
-	return "/" + strings.Join(segments, "/")
+	return true
 }

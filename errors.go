@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -50,8 +51,10 @@ var (
 	ErrUnexpectedResponse = errors.New("seoapi: unexpected response")
 	// ErrOutcomeUnknown is matched, besides its kind, by the error of a
 	// POST or PATCH that may have reached the server: it was cut or timed
-	// out after the request was written, or its context ended after it
-	// went out. The write may have taken effect; look before repeating it.
+	// out after the request may have left, its context ended after it
+	// may have left, or the server answered it with a 5xx (its kind stays
+	// ErrServer). The write may have taken effect; look before repeating
+	// it.
 	ErrOutcomeUnknown = errors.New("seoapi: outcome unknown")
 )
 
@@ -174,7 +177,8 @@ func (e *APIError) Is(target error) bool {
 func (e *APIError) Unwrap() error { return e.Err }
 
 // Kind returns the one Err kind the error matches, or nil when it is a
-// context's error (see Unwrap).
+// context's error (see Unwrap). The SDK sets the kind of every error it
+// builds; for an APIError built elsewhere it follows from StatusCode.
 func (e *APIError) Kind() error {
 	if e.kind != nil {
 		return e.kind
@@ -211,9 +215,15 @@ func kindOfStatus(status int) error {
 	return ErrUnexpectedResponse
 }
 
-// kindOf returns the first Err kind in err's tree (depth first, in
-// order), or ErrConnection: a failure that names no kind left the call
-// without a usable response.
+// kinds lists the Err kinds, in the order ErrorType tries them.
+func kinds() []error {
+	return []error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict,
+		ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse}
+}
+
+// kindOf returns the first kind in the tree of a limiter's failure (depth
+// first, in order), or ErrConnection: a failure that names no kind left
+// the call without a usable response.
 func kindOf(err error) error {
 	if kind := firstKind(err); kind != nil {
 		return kind
@@ -239,14 +249,7 @@ func firstKind(err error) error {
 }
 
 // isKind reports whether err is one of the Err kinds itself.
-func isKind(err error) bool {
-	switch err {
-	case ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict, ErrValidation,
-		ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse:
-		return true
-	}
-	return false
-}
+func isKind(err error) bool { return slices.Contains(kinds(), err) }
 
 // parseErrorBody reads a message and code from the error shapes APIs
 // commonly use, and falls back to a short snippet of any other body.

@@ -64,12 +64,13 @@ func ExampleWithLogger() {
 	defer srv.Close()
 	fake.FailNext(1, http.StatusServiceUnavailable, http.Header{"Retry-After": {"0"}})
 
-	// Each attempt is logged at Debug, a long wait at Warn. (The time is
-	// left out here only to keep the output the same on every run.)
+	// Each attempt is logged at Debug, a long wait at Warn. (The time and
+	// the duration are left out here only to keep the output the same on
+	// every run.)
 	logger := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
 		Level: slog.LevelDebug,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey {
+			if a.Key == slog.TimeKey || a.Key == "duration" {
 				return slog.Attr{}
 			}
 			return a
@@ -86,8 +87,8 @@ func ExampleWithLogger() {
 		fmt.Println(err)
 	}
 	// Output:
-	// level=DEBUG msg="seoapi: attempt" method=GET path=/api/workspaces attempt=1 status=503 wait=1ms
-	// level=DEBUG msg="seoapi: attempt" method=GET path=/api/workspaces attempt=2 status=200
+	// level=DEBUG msg="seoapi: attempt" method=GET path=/api/workspaces attempt=1 status=503 request_id=req_1 wait=1ms
+	// level=DEBUG msg="seoapi: attempt" method=GET path=/api/workspaces attempt=2 status=200 request_id=req_2
 }
 
 func ExampleWithMaxResponseBytes() {
@@ -139,11 +140,11 @@ func ExampleWithMaxItems() {
 func ExampleWithInsecureHTTP() {
 	// Plain http is refused for a host that is not loopback: the key
 	// would cross the network unencrypted.
-	_, err := seoapi.NewClient("http://seoapi.internal.example", "sk_test")
+	_, err := seoapi.NewClient("http://seoapi.internal.example", "sk_test_key")
 	fmt.Println(err)
 
 	// WithInsecureHTTP allows it, for a network you trust.
-	client, err := seoapi.NewClient("http://seoapi.internal.example", "sk_test", seoapi.WithInsecureHTTP())
+	client, err := seoapi.NewClient("http://seoapi.internal.example", "sk_test_key", seoapi.WithInsecureHTTP())
 	if err != nil {
 		fmt.Println(err)
 		return

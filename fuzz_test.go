@@ -106,10 +106,9 @@ func FuzzErrorBody(f *testing.F) {
 		if !jsonObject(body) && utf8.RuneCountInString(message) > maxSnippet {
 			t.Fatalf("snippet of %d runes", utf8.RuneCountInString(message))
 		}
-		req := &http.Request{Method: "GET", URL: c.BaseURL()}
-		resp := &http.Response{StatusCode: 500, Header: http.Header{}, Request: req}
-		o := &outcome{resp: resp, answer: &answer{data: body}, kind: ErrServer}
-		e := c.statusError(&callState{ep: &createAPIKey}, req, o).(*APIError)
+		resp := &http.Response{StatusCode: 500, Header: http.Header{}}
+		cl := &call{client: c, ep: &createAPIKey, method: "POST", url: c.BaseURL().String()}
+		e := cl.statusError(&result{resp: resp, data: body, kind: ErrServer, status: 500}).(*APIError)
 		if len(e.Body) > maxErrorBody {
 			t.Fatal("body not capped")
 		}

@@ -116,6 +116,10 @@ type Event struct {
 	Retry     bool
 	RetryWait time.Duration
 
+	// RequestID is the server's request ID (X-Request-Id or Request-Id)
+	// at EventAttemptEnd and EventCallEnd, when the server sent one.
+	RequestID string
+
 	// Level is the limit that held the request back, at EventLimiterWait.
 	Level WaitLevel
 
@@ -125,22 +129,10 @@ type Event struct {
 	Header http.Header
 }
 
-// WithObserver adds o to the observers told about every call (see
-// Observer). Several can be given; each is told in the order given.
-func WithObserver(o Observer) Option {
-	return func(cfg *clientConfig) {
-		if o == nil {
-			cfg.reject("WithObserver: nil Observer")
-			return
-		}
-		cfg.observers = append(cfg.observers, o)
-	}
-}
-
-// observation is what the observers of one call share across its events.
+// observation is what the observers of one call share across its
+// events. A nil observation (a client without observers) does nothing.
 type observation struct {
-	client    *Client    // for cleaning attempt errors of the key
-	call      *callState // counts the attempts
+	call      *call // counts the attempts
 	observers []Observer
 	base      Event // Operation, Route, Method, URL, ServerAddress, ServerPort
 	ctx       context.Context
@@ -159,15 +151,16 @@ type observationKey struct{}
 // startObservation tells the observers a call began and returns the
 // request to send, whose context carries the observation to the
 // transport.
-func (c *Client) startObservation(req *http.Request, call *callState) (*observation, *http.Request) {
-	o := &observation{client: c, call: call, observers: c.observers, callStart: time.Now()}
+func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *http.Request) {
+	o := &observation{call: cl, observers: c.observers, callStart: time.Now()}
 	o.base = Event{
+		Operation:     cl.ep.operation,
+		Route:         cl.ep.name(),
 		Method:        req.Method,
-		URL:           redactedURL(req),
+		URL:           cl.url,
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
 	}
-	o.base.Operation, o.base.Route = call.ep.operation, call.ep.name()
 	e := o.base
 	e.Type, e.Start = EventCallStart, o.callStart
 	o.ctx = o.notify(req.Context(), e)
@@ -204,12 +197,13 @@ func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Cont
 }
 
 // beginAttempt tells the observers an attempt began (once per attempt,
-// not for each redirect it follows) and returns req with the attempt's
-// context and the headers the observers asked for.
+// not for each redirect it follows) and returns req with the headers the
+// observers asked for.
 func (o *observation) beginAttempt(req *http.Request) *http.Request {
+	if o == nil {
+		return req
+	}
 	if !o.attemptOpen {
-		// The attempts before this one were all sent: a refused one ends
-		// the call.
 		o.attempt = o.call.attempts + 1
 		o.attemptOpen = true
 		o.attemptStart = time.Now()
@@ -222,8 +216,7 @@ func (o *observation) beginAttempt(req *http.Request) *http.Request {
 		return req
 	}
 	// The request keeps the caller's context: an observer's context is for
-	// the observers alone, so none can drop the caller's cancellation or
-	// what the SDK keeps there.
+	// the observers alone.
 	out := req.Clone(req.Context())
 	for k, v := range o.header {
 		if !reservedHeader(k) {
@@ -241,14 +234,21 @@ func reservedHeader(key string) bool {
 	return false
 }
 
-// newWaits returns the record of the waits of an attempt, emptied.
+// newWaits returns the record of the waits of an attempt, emptied; nil
+// when there is no one to tell.
 func (o *observation) newWaits() *waitRecords {
+	if o == nil {
+		return nil
+	}
 	o.waits = waitRecords{}
 	return &o.waits
 }
 
 // reportWaits tells the observers about each wait the limiter made.
 func (o *observation) reportWaits(waits *waitRecords) {
+	if o == nil {
+		return
+	}
 	for _, w := range waits.all() {
 		e := o.base
 		e.Type, e.Attempt, e.Start, e.Duration, e.Level = EventLimiterWait, o.attempt, w.start, w.d, w.level
@@ -259,32 +259,40 @@ func (o *observation) reportWaits(waits *waitRecords) {
 
 // endAttempt tells the observers how an attempt ended and whether another
 // follows.
-func (o *observation) endAttempt(out *outcome, ctxErr error) {
-	if !o.attemptOpen {
+func (o *observation) endAttempt(r *result, ctxErr error) {
+	if o == nil || !o.attemptOpen {
 		return
 	}
 	o.attemptOpen = false
 	e := o.base
 	e.Type, e.Attempt, e.Start, e.Duration = EventAttemptEnd, o.attempt, o.attemptStart, time.Since(o.attemptStart)
-	e.StatusCode = out.status
-	if out.err != nil {
+	e.StatusCode, e.RequestID = r.status, r.rate.requestID
+	if r.err != nil {
 		// An attempt's error may quote what a hostile server sent.
-		e.Err = o.client.cleanCause(out.err)
+		e.Err = o.call.client.cleanCause(r.err)
 	}
-	e.ErrorType = out.errorType(ctxErr)
-	e.Retry = out.retry
-	if out.retry {
-		e.RetryWait = out.wait
+	switch {
+	case r.kind != nil:
+		e.ErrorType = ErrorType(r.kind)
+	case r.err != nil:
+		e.ErrorType = ErrorType(ctxErr)
+	}
+	e.Retry = r.retry
+	if r.retry {
+		e.RetryWait = r.wait
 	}
 	o.notify(o.attemptCtx, e)
 }
 
 // end tells the observers the call ended.
 func (o *observation) end(resp *Response, err error, attempts int) {
+	if o == nil {
+		return
+	}
 	e := o.base
 	e.Type, e.Attempt, e.Start, e.Duration = EventCallEnd, attempts, o.callStart, time.Since(o.callStart)
 	if resp != nil {
-		e.StatusCode = resp.StatusCode
+		e.StatusCode, e.RequestID = resp.StatusCode, resp.RequestID
 	}
 	e.Err, e.ErrorType = err, ErrorType(err)
 	o.notify(o.ctx, e)
@@ -308,9 +316,13 @@ func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 			slog.String("method", e.Method),
 			slog.String("path", pathOf(e.URL)),
 			slog.Int("attempt", e.Attempt),
+			slog.Duration("duration", e.Duration),
 		}
 		if e.StatusCode != 0 {
 			attrs = append(attrs, slog.Int("status", e.StatusCode))
+		}
+		if e.RequestID != "" {
+			attrs = append(attrs, slog.String("request_id", e.RequestID))
 		}
 		if e.Err != nil {
 			attrs = append(attrs, slog.String("error", e.Err.Error()))

@@ -57,27 +57,18 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// resolve returns the URL for path. A plain relative path (the SDK's own)
-// is joined to the base URL as text, parsed once by http.NewRequest; any
-// other reference is resolved and checked against the base URL.
+// resolve returns the URL for path: a plain relative path (the SDK's
+// own) is joined to the base URL as text, parsed once by http.NewRequest;
+// any other reference is resolved against the base URL. Either way the
+// result still has to pass keyMayGo.
 func (c *Client) resolve(path string) (string, error) {
 	if plainRelative(path) {
 		return c.baseString + strings.TrimPrefix(path, "/"), nil
 	}
 	ref, err := url.Parse(path)
-	if err != nil {
-		return "", invalidArgument("path %q: %v", path, err)
+	if err == nil && !ref.IsAbs() && ref.Host == "" {
+		ref, err = url.Parse(strings.TrimLeft(path, "/"))
 	}
-	if ref.IsAbs() || ref.Host != "" {
-		// Resolving removes dot segments, which could climb out of the
-		// base path once the server reads them.
-		ref = c.baseURL.ResolveReference(ref)
-		if !c.underBase(ref) {
-			return "", invalidArgument("URL %q is not under the client's base URL", ref.Redacted())
-		}
-		return ref.String(), nil
-	}
-	ref, err = url.Parse(strings.TrimLeft(path, "/"))
 	if err != nil {
 		return "", invalidArgument("path %q: %v", path, err)
 	}
@@ -107,14 +98,90 @@ func plainRelative(path string) bool {
 	return true
 }
 
-// underBase reports whether u has the base URL's scheme, host and port and
-// lies under its path prefix.
-func (c *Client) underBase(u *url.URL) bool {
-	return strings.EqualFold(u.Scheme, c.baseURL.Scheme) &&
-		strings.EqualFold(u.Hostname(), c.baseURL.Hostname()) &&
-		portOf(u) == c.serverPort &&
-		u.User == nil &&
-		strings.HasPrefix(u.EscapedPath(), c.baseURL.EscapedPath())
+// keyMayGo is the one place that decides whether the API key may be sent
+// to u, and every URL the SDK sends to passes it (NewRequest, Do,
+// redirects, next links, resume tokens): the base URL's scheme, host and
+// port, no user info, and a path under the base URL's path as a server or
+// a gateway reads it, with escaped dots decoded and dot segments removed.
+func (c *Client) keyMayGo(u *url.URL) bool {
+	if u == nil || u.Opaque != "" || u.User != nil ||
+		!strings.EqualFold(u.Scheme, c.baseURL.Scheme) ||
+		!strings.EqualFold(u.Hostname(), c.baseURL.Hostname()) || portOf(u) != c.serverPort {
+		return false
+	}
+	path, ok := serverPath(u.EscapedPath())
+	return ok && strings.HasPrefix(path, c.basePath)
+}
+
+// serverPath returns an escaped path as a server may read it: the escapes
+// of unreserved characters decoded (RFC 3986 makes %2E a dot) and dot
+// segments removed, ";params" included (..;). ok is false for a path a
+// server may split where the SDK does not: a backslash, or an escaped
+// slash or backslash inside a segment.
+func serverPath(escaped string) (path string, ok bool) {
+	if !strings.ContainsAny(escaped, `%\`) && !strings.Contains(escaped, "/.") {
+		return escaped, true
+	}
+	segments := strings.Split(escaped, "/")
+	out := make([]string, 0, len(segments))
+	for i, seg := range segments {
+		seg, ok := decodeUnreserved(seg)
+		if !ok {
+			return "", false
+		}
+		name, _, _ := strings.Cut(seg, ";")
+		last := i == len(segments)-1
+		switch {
+		case name == "..":
+			if len(out) > 1 {
+				out = out[:len(out)-1]
+			}
+		case name != ".":
+			out = append(out, seg)
+			continue
+		}
+		if last {
+			out = append(out, "")
+		}
+	}
+	return strings.Join(out, "/"), true
+}
+
+// decodeUnreserved decodes the escapes of unreserved characters in one
+// path segment and keeps the others; it refuses a backslash and an
+// escaped slash or backslash.
+func decodeUnreserved(seg string) (string, bool) {
+	if strings.IndexByte(seg, '\\') >= 0 {
+		return "", false
+	}
+	if strings.IndexByte(seg, '%') < 0 {
+		return seg, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '%' || i+2 >= len(seg) {
+			b.WriteByte(seg[i])
+			continue
+		}
+		v, err := strconv.ParseUint(seg[i+1:i+3], 16, 8)
+		switch {
+		case err != nil:
+			b.WriteByte(seg[i])
+			continue
+		case v == '/' || v == '\\':
+			return "", false
+		case isUnreserved(byte(v)):
+			b.WriteByte(byte(v))
+		default:
+			b.WriteString(strings.ToUpper(seg[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String(), true
+}
+
+func isUnreserved(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
 }
 
 // relativePath returns the path of u under the base URL.

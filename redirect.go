@@ -28,7 +28,7 @@ func (c *Client) checkRedirect(user func(*http.Request, []*http.Request) error) 
 	return func(req *http.Request, via []*http.Request) error {
 		first := via[0]
 		switch {
-		case req.Method != first.Method || !redirectableMethod(first.Method) || !c.underBase(req.URL):
+		case req.Method != first.Method || !redirectableMethod(first.Method) || !c.keyMayGo(req.URL):
 			return http.ErrUseLastResponse
 		case len(via) >= maxRedirects:
 			return &redirectError{fmt.Errorf("stopped after %d redirects", maxRedirects)}

@@ -5,18 +5,16 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"reflect"
-	"strings"
-
-	"github.com/hashicorp/go-retryablehttp"
+	"sync/atomic"
 )
 
 // NewRequest builds a request for path, which is relative to the base URL
 // (a leading slash is ignored) or an absolute URL under the base URL, such
 // as a next-page link. A non-nil body is sent as JSON. The request carries
 // the Authorization, Content-Type, Accept and User-Agent headers. A URL
-// outside the base URL fails with ErrInvalidArgument, so the key is never
-// sent to another host.
+// the key may not go to (another origin, or a path that leaves the base
+// URL's path once dot segments in any encoding are removed) fails with
+// ErrInvalidArgument.
 func (c *Client) NewRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
 	if ctx == nil {
 		return nil, invalidArgument("nil context")
@@ -31,16 +29,17 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 		if err != nil {
 			return nil, invalidArgument("encoding request body: %v", err)
 		}
-		// A *bytes.Reader: net/http writes it with the headers in one go,
-		// and bodyWasRead can tell whether it left.
 		reader = bytes.NewReader(buf)
 	}
 	req, err := http.NewRequestWithContext(ctx, method, target, reader)
 	if err != nil {
 		return nil, invalidArgument("building request: %v", err)
 	}
+	if !c.keyMayGo(req.URL) {
+		return nil, invalidArgument("URL %q is not under the client's base URL", req.URL.Redacted())
+	}
 	// One backing array for the four header values: one allocation, not four.
-	values := [...]string{c.authHeader, "application/json", "application/json", c.userAgent}
+	values := [...]string{*c.authHeader, "application/json", "application/json", c.userAgent}
 	req.Header["Authorization"] = values[0:1:1]
 	req.Header["Content-Type"] = values[1:2:2]
 	req.Header["Accept"] = values[2:3:3]
@@ -48,43 +47,27 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	return req, nil
 }
 
-// bodyWasRead tells whether any of an attempt's body was read, for a
-// body of a known in-memory type (as http.NewRequest makes from a
-// *bytes.Reader or *strings.Reader, the SDK's own included); known is false
-// for any other body. A transport reads the body only once it has a
-// connection and has written the headers, so an unread body means the
-// request never left, whatever error the attempt reports.
-func bodyWasRead(body io.ReadCloser) (read, known bool) {
-	var r io.Reader = body
-	// io.NopCloser's wrapper has one exported field, the reader; net/http
-	// looks through it the same way.
-	if v := reflect.ValueOf(body); v.Kind() == reflect.Struct && v.NumField() == 1 && v.Type().PkgPath() == "io" && v.Field(0).CanInterface() {
-		if inner, ok := v.Field(0).Interface().(io.Reader); ok {
-			r = inner
-		}
-	}
-	switch r := r.(type) {
-	case *bytes.Reader:
-		return int64(r.Len()) < r.Size(), r.Size() > 0
-	case *strings.Reader:
-		return int64(r.Len()) < r.Size(), r.Size() > 0
-	}
-	return false, false
+// sentBody is the body of one attempt. It marks left once anything reads
+// it: a transport reads a body only once it has a connection, so until
+// then the request cannot have left. A copy made with the request's
+// GetBody marks left too (see call.prepare).
+type sentBody struct {
+	r    bytes.Reader
+	left *atomic.Bool
 }
 
-// retryableRequest wraps req for retryablehttp without copying its body
-// when it can be read again (GetBody, as http.NewRequest sets for the
-// SDK's own requests); rewindBody gives each retry a fresh copy.
-func retryableRequest(req *http.Request) (*retryablehttp.Request, error) {
-	if req.Body == nil || req.Body == http.NoBody || req.GetBody != nil {
-		return &retryablehttp.Request{Request: req}, nil
-	}
-	rreq, err := retryablehttp.FromRequest(req)
-	if err != nil {
-		return nil, invalidArgument("reading request body: %v", err)
-	}
-	return rreq, nil
+func newSentBody(data []byte, left *atomic.Bool) *sentBody {
+	b := &sentBody{left: left}
+	b.r.Reset(data)
+	return b
 }
+
+func (b *sentBody) Read(p []byte) (int, error) {
+	b.left.Store(true)
+	return b.r.Read(p)
+}
+
+func (b *sentBody) Close() error { return nil }
 
 // Ptr returns a pointer to v, for the optional fields of request types:
 // ProjectUpdateRequest{Name: seoapi.Ptr("new name")}.

@@ -69,14 +69,14 @@ func (r Response) LogValue() slog.Value {
 		slog.Int("attempts", r.Attempts))
 }
 
-// newResponse is the Response of the outcome's answer.
-func newResponse(o *outcome, attempts int) *Response {
+// newResponse is the Response of the result's answer.
+func newResponse(r *result, attempts int) *Response {
 	resp := &Response{
-		Response:  o.resp,
-		Rate:      o.answer.rate,
-		RequestID: o.answer.requestID,
+		Response:  r.resp,
+		Rate:      r.rate.rate,
+		RequestID: r.rate.requestID,
 		Attempts:  attempts,
 	}
-	resp.readLink(o.resp.Header)
+	resp.readLink(r.resp.Header)
 	return resp
 }

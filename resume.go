@@ -155,7 +155,7 @@ func (c *Client) resume(ep *endpoint, path, token string) (position, error) {
 	}
 	if pos.nextURL != "" {
 		u, err := url.Parse(pos.nextURL)
-		if err != nil || !u.IsAbs() || !c.underBase(u) {
+		if err != nil || !u.IsAbs() || !c.keyMayGo(u) {
 			return position{}, invalidArgument("ListOptions.Resume: the token's next link is not under the client's base URL")
 		}
 	}

@@ -253,7 +253,7 @@ func exerciseEveryEndpoint(t *testing.T, fake *seoapitest.Server, baseURL string
 	require.ErrorIs(t, err, seoapi.ErrValidation)
 	_, _, err = c.Projects.List(ctx, "ws_missing", nil)
 	require.ErrorIs(t, err, seoapi.ErrNotFound)
-	bad, err := seoapi.NewClient(baseURL, "sk_wrong", opts...)
+	bad, err := seoapi.NewClient(baseURL, "sk_wrong_key", opts...)
 	require.NoError(t, err)
 	_, _, err = bad.Workspaces.List(ctx, nil)
 	require.ErrorIs(t, err, seoapi.ErrUnauthorized)
