@@ -133,4 +133,3 @@ func WithObserver(o Observer) Option {
 		cfg.observers = append(cfg.observers, o)
 	}
 }
-
