@@ -217,7 +217,7 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 	var turn *turnError
 	if !errors.As(err, &turn) {
 		r.sent = true
-		r.mayHaveLeft = cl.mayHaveLeft(err)
+		r.mayHaveLeft = cl.mayHaveLeft(ctx, err)
 	}
 	switch {
 	case ctx.Err() != nil && !errors.Is(err, errAttemptTimeout):
@@ -236,16 +236,20 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 }
 
 // mayHaveLeft is the one answer to "may this attempt's request have
-// reached the server?": yes once it was answered, or once its body was
-// read or copied; no when its body was not, or when the connection never
-// opened (a dial or a TLS handshake that failed).
-func (cl *call) mayHaveLeft(err error) bool {
+// reached the server?": yes once it was answered; no when its body was
+// neither read nor copied, or when the connection never opened (a dial or
+// a TLS handshake that failed). When the caller's context has ended, err
+// may be the context's cause, another call's error, which says nothing of
+// this attempt.
+func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
 	var cut *cutError
 	switch {
 	case errors.As(err, &cut):
 		return true
 	case cl.body != nil && !cl.left.Load():
 		return false
+	case ctx.Err() != nil:
+		return true
 	}
 	return !isDialError(err) && !isHandshakeError(err)
 }

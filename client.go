@@ -132,6 +132,10 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 // scrubError keeps the key out of an error of NewClient: a key passed
 // where the base URL belongs would otherwise be quoted back.
 func scrubError(err error, apiKey string) error {
+	if len(apiKey) < MinAPIKeyLength {
+		// The key was refused before anything could quote it.
+		return err
+	}
 	r := redactor{secret: apiKey}
 	if msg := err.Error(); r.string(msg) != msg {
 		return invalidArgument("%s", strings.TrimPrefix(r.string(msg), ErrInvalidArgument.Error()+": "))
