@@ -67,17 +67,23 @@ type hopTransport struct {
 	maxWait time.Duration
 	// timeout bounds one hop, body included (the Timeout of the
 	// http.Client the SDK was given).
-	timeout time.Duration
+	timeout  time.Duration
+	observed bool // the client has observers, told about each attempt
 }
 
 // RoundTrip waits for the limiter's turn, sends req and tells the limiter
 // when the answer arrived (or the send failed).
 func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	obs := observationFrom(req.Context())
-	req = obs.beginAttempt(req)
-	waits := obs.newWaits()
+	var obs *observation
+	var waits *waitRecords
+	if t.observed {
+		obs = observationFrom(req.Context())
+		req, waits = obs.beginAttempt(req), obs.newWaits()
+	}
 	ticket, err := t.limiter.acquire(req.Context(), t.maxWait, waits)
-	obs.reportWaits(waits)
+	if obs != nil {
+		obs.reportWaits(waits)
+	}
 	if err != nil {
 		return nil, &turnError{err}
 	}
@@ -144,7 +150,9 @@ func (cl *call) settle(ctx context.Context, resp *http.Response, err error) (boo
 		cl.attempts++
 	}
 	cl.decide(ctx, &r)
-	cl.obs.endAttempt(&r, ctx.Err())
+	if cl.obs != nil {
+		cl.obs.endAttempt(&r, ctx.Err())
+	}
 	cl.record(r)
 	return r.retry, nil
 }

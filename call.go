@@ -93,12 +93,14 @@ func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{client: c, ep: ep, method: req.Method, url: redactedURL(req), idem: idempotent(req.Method), body: body}
+	cl := &call{client: c, ep: ep, method: req.Method, url: req.URL.Redacted(), idem: idempotent(req.Method), body: body}
 	if len(c.observers) > 0 {
 		cl.obs, req = c.startObservation(req, cl)
 	}
 	resp, err := cl.run(req, v)
-	cl.obs.end(resp, err, cl.attempts)
+	if cl.obs != nil {
+		cl.obs.end(resp, err, cl.attempts)
+	}
 	return resp, err
 }
 
@@ -182,15 +184,18 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 	// The Response is built after the call's error, which cleans the
 	// answer of a created secret.
 	var failed error
+	// A DELETE whose earlier attempt may have taken effect, and whose
+	// retry finds the resource gone, did what was asked.
+	deleted := cl.method == http.MethodDelete && cl.effect && (r.status == http.StatusNotFound || r.status == http.StatusGone)
 	switch {
-	case cl.deleted(r):
+	case deleted:
 	case r.kind != nil:
 		failed = cl.statusError(r)
 	case r.tooLarge:
 		failed = cl.decodeError(r, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, cl.client.maxResponseBytes))
 	}
 	resp := newResponse(r, cl.attempts)
-	if failed != nil || v == nil || cl.deleted(r) {
+	if failed != nil || v == nil || deleted {
 		return resp, failed
 	}
 	err := decodeBody(ctx, r.data, v, resp, cl.client.maxItems)
@@ -204,13 +209,6 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 	}
 	err = cl.decodeError(r, err)
 	return newResponse(r, cl.attempts), err
-}
-
-// deleted reports a DELETE whose earlier attempt may have taken effect and
-// whose retry found the resource gone: it did what was asked.
-func (cl *call) deleted(r *result) bool {
-	status := r.resp.StatusCode
-	return cl.method == http.MethodDelete && cl.effect && (status == http.StatusNotFound || status == http.StatusGone)
 }
 
 // callOne sends body to ep and decodes the single resource of its answer.

@@ -212,7 +212,8 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 		next:    next,
 		limiter: newAttemptLimiter(rl, c.retry.maxWait, c.now),
 		maxWait: c.retry.maxWait,
-		timeout: wrapped.Timeout,
+		timeout:  wrapped.Timeout,
+		observed: len(c.observers) > 0,
 	}
 	wrapped.Transport = c.transport
 	wrapped.Timeout = 0

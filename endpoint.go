@@ -38,7 +38,7 @@ func (e *endpoint) path(ids ...string) (string, error) {
 		if open < 0 || end < open {
 			return "", invalidArgument("%s: too many IDs", e.operation)
 		}
-		escaped, err := escapeID(idName(rest[open+1:end]), id)
+		escaped, err := escapeID(rest[open+1:end], id)
 		if err != nil {
 			return "", err
 		}
@@ -58,22 +58,26 @@ func idName(placeholder string) string {
 	return placeholder[:len(placeholder)-2] + "ID" // projectId: projectID
 }
 
-// escapeID checks a path ID and escapes it into exactly one path segment
-// ("a?b" travels as "a%3Fb"). Empty IDs, "." and "..", and IDs holding a
-// slash, a backslash or control characters fail with ErrInvalidArgument:
-// a server or a gateway may split a segment at an escaped slash.
-func escapeID(name, id string) (string, error) {
+// escapeID checks the ID for a placeholder and escapes it into exactly
+// one path segment ("a?b" travels as "a%3Fb"). Empty IDs, "." and "..",
+// and IDs holding a slash, a backslash or control characters fail with
+// ErrInvalidArgument: a server or a gateway may split a segment at an
+// escaped slash.
+func escapeID(placeholder, id string) (string, error) {
+	var problem string
 	switch {
 	case id == "":
-		return "", invalidArgument("%s is empty", name)
+		problem = "is empty"
 	case id == "." || id == "..":
-		return "", invalidArgument("%s %q is not a valid ID", name, id)
+		problem = "is not a valid ID"
 	case strings.ContainsAny(id, `/\`):
-		return "", invalidArgument("%s %q contains a slash or a backslash", name, id)
+		problem = "contains a slash or a backslash"
 	case strings.ContainsFunc(id, isControl):
-		return "", invalidArgument("%s contains control characters", name)
+		problem = "contains control characters"
+	default:
+		return url.PathEscape(id), nil
 	}
-	return url.PathEscape(id), nil
+	return "", invalidArgument("%s %s", idName(placeholder), problem)
 }
 
 // endpoints lists every endpoint, for naming a request sent with Client.Do.

@@ -130,7 +130,7 @@ type Event struct {
 }
 
 // observation is what the observers of one call share across its
-// events. A nil observation (a client without observers) does nothing.
+// events; a call of a client without observers has none.
 type observation struct {
 	call      *call // counts the attempts
 	observers []Observer
@@ -200,9 +200,6 @@ func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Cont
 // not for each redirect it follows) and returns req with the headers the
 // observers asked for.
 func (o *observation) beginAttempt(req *http.Request) *http.Request {
-	if o == nil {
-		return req
-	}
 	if !o.attemptOpen {
 		o.attempt = o.call.attempts + 1
 		o.attemptOpen = true
@@ -234,21 +231,14 @@ func reservedHeader(key string) bool {
 	return false
 }
 
-// newWaits returns the record of the waits of an attempt, emptied; nil
-// when there is no one to tell.
+// newWaits returns the record of the waits of an attempt, emptied.
 func (o *observation) newWaits() *waitRecords {
-	if o == nil {
-		return nil
-	}
 	o.waits = waitRecords{}
 	return &o.waits
 }
 
 // reportWaits tells the observers about each wait the limiter made.
 func (o *observation) reportWaits(waits *waitRecords) {
-	if o == nil {
-		return
-	}
 	for _, w := range waits.all() {
 		e := o.base
 		e.Type, e.Attempt, e.Start, e.Duration, e.Level = EventLimiterWait, o.attempt, w.start, w.d, w.level
@@ -260,7 +250,7 @@ func (o *observation) reportWaits(waits *waitRecords) {
 // endAttempt tells the observers how an attempt ended and whether another
 // follows.
 func (o *observation) endAttempt(r *result, ctxErr error) {
-	if o == nil || !o.attemptOpen {
+	if !o.attemptOpen {
 		return
 	}
 	o.attemptOpen = false
@@ -286,9 +276,6 @@ func (o *observation) endAttempt(r *result, ctxErr error) {
 
 // end tells the observers the call ended.
 func (o *observation) end(resp *Response, err error, attempts int) {
-	if o == nil {
-		return
-	}
 	e := o.base
 	e.Type, e.Attempt, e.Start, e.Duration = EventCallEnd, attempts, o.callStart, time.Since(o.callStart)
 	if resp != nil {
