@@ -209,9 +209,9 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 		next = newStallTransport(stallTimeout)
 	}
 	c.transport = &hopTransport{
-		next:    next,
-		limiter: newAttemptLimiter(rl, c.retry.maxWait, c.now),
-		maxWait: c.retry.maxWait,
+		next:     next,
+		limiter:  newAttemptLimiter(rl, c.retry.maxWait, c.now),
+		maxWait:  c.retry.maxWait,
 		timeout:  wrapped.Timeout,
 		observed: len(c.observers) > 0,
 	}
