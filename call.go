@@ -118,9 +118,25 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 		}
 	}
 	defer r.Close()
-	body, err := io.ReadAll(r)
+	body, err := readAll(r, req.ContentLength)
 	if err != nil {
 		return nil, invalidArgument("reading request body: %v", err)
+	}
+	return body, nil
+}
+
+// readAll reads r to its end into one buffer of the length it declares,
+// when it declares one.
+func readAll(r io.Reader, length int64) ([]byte, error) {
+	if length <= 0 {
+		return io.ReadAll(r)
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	if n, _ := r.Read(make([]byte, 1)); n > 0 {
+		return nil, errors.New("body longer than its ContentLength")
 	}
 	return body, nil
 }
