@@ -93,7 +93,8 @@ type Event struct {
 	ServerPort    int
 
 	// Attempt is the attempt's number, from 1, for attempt and wait
-	// events; at EventCallEnd, how many attempts the call made.
+	// events; at EventCallEnd, how many attempts the call sent (an
+	// attempt that ended in the limiter's wait sent nothing).
 	Attempt int
 	// Start is when the call, the attempt or the wait began.
 	Start time.Time

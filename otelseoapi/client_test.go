@@ -294,7 +294,7 @@ func TestCallCanceledDuringWait(t *testing.T) {
 	assert.Equal(t, attempt.SpanContext().SpanID(), wait.Parent().SpanID())
 	assert.Equal(t, map[string]any{"seoapi.wait.level": "limiter", "error.type": "canceled"}, attrs(wait))
 	assert.Equal(t, requestAttrs(a, t, map[string]any{
-		"seoapi.operation": "Projects.List", "seoapi.attempts": int64(1), "error.type": "canceled",
+		"seoapi.operation": "Projects.List", "seoapi.attempts": int64(0), "error.type": "canceled",
 	}), attrs(call))
 	for _, s := range []sdktrace.ReadOnlySpan{call, attempt, wait} {
 		assert.Equal(t, sdktrace.Status{Code: codes.Error, Description: "canceled"}, s.Status(), s.Name())
