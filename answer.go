@@ -12,28 +12,29 @@ type rateHeaders struct {
 	// retryAfter is the Retry-After header, when hasRetryAfter.
 	retryAfter    time.Duration
 	hasRetryAfter bool
-	requestID     string
+	// wait is how long the server asked the client to wait, when asked:
+	// Retry-After, else the reset of an exhausted rate limit.
+	wait      time.Duration
+	asked     bool
+	requestID string
 }
 
 // readRateHeaders reads h, whose values are already cleaned of the key.
 func readRateHeaders(h http.Header, now time.Time) rateHeaders {
-	r := rateHeaders{rate: parseRate(h, now), requestID: requestID(h)}
+	r := rateHeaders{rate: parseRate(h, now), requestID: h.Get("X-Request-Id")}
+	if r.requestID == "" {
+		r.requestID = h.Get("Request-Id")
+	}
 	// The monotonic reading is for comparisons, not for a printed Reset.
 	r.rate.Reset = r.rate.Reset.Round(0)
 	r.retryAfter, r.hasRetryAfter = parseRetryAfter(h.Get("Retry-After"), now)
+	switch {
+	case r.hasRetryAfter:
+		r.wait, r.asked = r.retryAfter, true
+	case r.rate.exhausted(now):
+		r.wait, r.asked = r.rate.Reset.Sub(now), true
+	}
 	return r
-}
-
-// wait is how long the server asked the client to wait: Retry-After, else
-// the reset of an exhausted rate limit.
-func (r *rateHeaders) wait(now time.Time) (time.Duration, bool) {
-	if r.hasRetryAfter {
-		return r.retryAfter, true
-	}
-	if r.rate.exhausted(now) {
-		return r.rate.Reset.Sub(now), true
-	}
-	return 0, false
 }
 
 // hold is what the response tells the limiter: a 429 with Retry-After, or
@@ -51,11 +52,4 @@ func (r *rateHeaders) hold(status int, now time.Time) (f RateFeedback, ok bool) 
 		return RateFeedback{Lift: true}, true
 	}
 	return RateFeedback{}, false
-}
-
-func requestID(h http.Header) string {
-	if id := h.Get("X-Request-Id"); id != "" {
-		return id
-	}
-	return h.Get("Request-Id")
 }

@@ -38,8 +38,8 @@ func (cl *call) responseError(r *result, withhold bool) *APIError {
 		// A write answered with a 5xx may still have taken effect.
 		outcomeUnknown: !cl.idem && serverError(r.resp.StatusCode),
 	}
-	if r.asked {
-		e.RetryAfter = r.serverWait
+	if r.rate.asked {
+		e.RetryAfter = r.rate.wait
 	}
 	if r.refusedWait > 0 {
 		e.RetryAfter = r.refusedWait

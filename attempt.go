@@ -30,10 +30,6 @@ type result struct {
 	data     []byte         // its body, read whole within the cap
 	tooLarge bool           // a 2xx body over the cap: data holds its start
 	rate     rateHeaders    // what resp's headers say, read once
-	// serverWait is the wait the server asked for (Retry-After, or the
-	// reset of an exhausted rate limit), when asked.
-	serverWait time.Duration
-	asked      bool
 
 	err     error     // why there is no answer to use
 	refusal *APIError // the limiter's refusal to wait, when that is err
@@ -167,7 +163,6 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	resp.Header = c.redact.header(resp.Header)
 	resp.Status = c.redact.string(resp.Status)
 	r := result{resp: resp, status: resp.StatusCode, sent: true, rate: readRateHeaders(resp.Header, now)}
-	r.serverWait, r.asked = r.rate.wait(now)
 	if f, ok := r.rate.hold(resp.StatusCode, now); ok {
 		c.transport.limiter.feedback(ctx, f)
 	}
@@ -269,11 +264,11 @@ func (cl *call) decide(ctx context.Context, r *result) {
 		return
 	}
 	wait := p.backoff(cl.attempts)
-	if r.asked {
-		wait = max(r.serverWait, p.waitMin)
+	if r.rate.asked {
+		wait = max(r.rate.wait, p.waitMin)
 	}
 	if CheckWait(ctx, wait, p.maxWait, "retry") != nil {
-		if r.asked {
+		if r.rate.asked {
 			r.refusedWait = wait
 		}
 		return

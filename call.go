@@ -118,25 +118,20 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 		}
 	}
 	defer r.Close()
-	body, err := readAll(r, req.ContentLength)
-	if err != nil {
+	if req.ContentLength <= 0 {
+		body, err := io.ReadAll(r)
+		if err != nil {
+			return nil, invalidArgument("reading request body: %v", err)
+		}
+		return body, nil
+	}
+	// One buffer of the length the request declares.
+	body := make([]byte, req.ContentLength)
+	if _, err := io.ReadFull(r, body); err != nil {
 		return nil, invalidArgument("reading request body: %v", err)
 	}
-	return body, nil
-}
-
-// readAll reads r to its end into one buffer of the length it declares,
-// when it declares one.
-func readAll(r io.Reader, length int64) ([]byte, error) {
-	if length <= 0 {
-		return io.ReadAll(r)
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, err
-	}
 	if n, _ := r.Read(make([]byte, 1)); n > 0 {
-		return nil, errors.New("body longer than its ContentLength")
+		return nil, invalidArgument("request body longer than its ContentLength")
 	}
 	return body, nil
 }

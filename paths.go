@@ -109,8 +109,14 @@ func (c *Client) keyMayGo(u *url.URL) bool {
 		!strings.EqualFold(u.Hostname(), c.baseURL.Hostname()) || portOf(u) != c.serverPort {
 		return false
 	}
-	path, ok := serverPath(u.EscapedPath())
-	return ok && strings.HasPrefix(path, c.basePath)
+	path := u.EscapedPath()
+	if strings.ContainsAny(path, `%\`) || strings.Contains(path, "/.") {
+		var ok bool
+		if path, ok = serverPath(path); !ok {
+			return false
+		}
+	}
+	return strings.HasPrefix(path, c.basePath)
 }
 
 // serverPath returns an escaped path as a server may read it: the escapes
@@ -119,9 +125,6 @@ func (c *Client) keyMayGo(u *url.URL) bool {
 // server may split where the SDK does not: a backslash, or an escaped
 // slash or backslash inside a segment.
 func serverPath(escaped string) (path string, ok bool) {
-	if !strings.ContainsAny(escaped, `%\`) && !strings.Contains(escaped, "/.") {
-		return escaped, true
-	}
 	segments := strings.Split(escaped, "/")
 	out := make([]string, 0, len(segments))
 	for i, seg := range segments {

@@ -15,5 +15,5 @@ func rateFeedback(status int, h http.Header, now time.Time) (RateFeedback, bool)
 // retryAfter is the wait the server asked for in h.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	r := readRateHeaders(h, now)
-	return r.wait(now)
+	return r.wait, r.asked
 }
