@@ -29,7 +29,7 @@ func (cl *call) responseError(r *result, withhold bool) *APIError {
 	e := &APIError{
 		StatusCode: r.resp.StatusCode,
 		Method:     cl.method,
-		URL:        cl.url,
+		URL:        cl.req.URL.Redacted(),
 		RequestID:  r.rate.requestID,
 		Body:       capErrorBody(body),
 		Header:     r.resp.Header,
@@ -122,12 +122,12 @@ func decodeMessage(status int, err error, body []byte, withheld bool) string {
 // own, whatever cause the context carries.
 func (cl *call) failure(ctx context.Context, r *result) error {
 	if r.refusal != nil {
-		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.method, cl.url, cl.attempts
+		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.method, cl.req.URL.Redacted(), cl.attempts
 		return r.refusal
 	}
 	e := &APIError{
 		Method:         cl.method,
-		URL:            cl.url,
+		URL:            cl.req.URL.Redacted(),
 		Attempts:       cl.attempts,
 		RetryAfter:     r.refusedWait,
 		kind:           r.kind,

@@ -70,11 +70,12 @@ func checkDestination(v any) error {
 type call struct {
 	client *Client
 	ep     *endpoint
+	req    *http.Request // as the caller gave it: its URL is the one errors name
 	method string
-	url    string // the URL the caller asked for, for errors
 	idem   bool   // whether repeating the request can do no harm
 	body   []byte // the request body, read once; nil when there is none
 	obs    *observation
+	rc     retryablehttp.Client // the loop that runs the attempts
 
 	// left is set once the current attempt's body is read or copied:
 	// until then, its request cannot have left.
@@ -93,7 +94,7 @@ func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{client: c, ep: ep, method: req.Method, url: req.URL.Redacted(), idem: idempotent(req.Method), body: body}
+	cl := &call{client: c, ep: ep, req: req, method: req.Method, idem: idempotent(req.Method), body: body}
 	if len(c.observers) > 0 {
 		cl.obs, req = c.startObservation(req, cl)
 	}
@@ -139,7 +140,7 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 // run runs the attempts and turns the last result into the call's.
 func (cl *call) run(req *http.Request, v any) (*Response, error) {
 	cl.prepare(req)
-	rc := retryablehttp.Client{
+	cl.rc = retryablehttp.Client{
 		HTTPClient:   cl.client.httpClient,
 		RetryMax:     cl.client.retry.maxRetries,
 		CheckRetry:   cl.settle,
@@ -147,7 +148,7 @@ func (cl *call) run(req *http.Request, v any) (*Response, error) {
 		ErrorHandler: passThrough,
 		PrepareRetry: cl.prepare,
 	}
-	if _, err := rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || !cl.last.settled()) {
+	if _, err := cl.rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || !cl.last.settled()) {
 		// The loop ended outside an attempt: the context ended in the
 		// wait before a retry.
 		cl.last = result{err: err}

@@ -158,7 +158,7 @@ func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *h
 		Operation:     cl.ep.operation,
 		Route:         cl.ep.name(),
 		Method:        req.Method,
-		URL:           cl.url,
+		URL:           cl.req.URL.Redacted(),
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
 	}
