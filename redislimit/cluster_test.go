@@ -49,6 +49,15 @@ func TestClusterKeepsOneBudget(t *testing.T) {
 				t.Fatalf("Wait after the lift: %v", err)
 			}
 		}},
+		{"Budget", func(t *testing.T, l *Limiter) {
+			if err := l.Wait(ctx); err != nil {
+				t.Fatal(err)
+			}
+			b, err := l.Budget(ctx)
+			if err != nil || b.UsedHour != 1 || b.PerHour != 1 {
+				t.Fatalf("Budget = %+v, %v; want 1 used of 1", b, err)
+			}
+		}},
 		{"a refused slot given back", func(t *testing.T, l *Limiter) {
 			l.maxWait = 0 // the script reserves; CheckWait refuses; the slot is given back
 			for range 2 {

@@ -61,6 +61,7 @@ type childResult struct {
 	MinRetryAfter time.Duration // of those refusals
 	Refusal       string        // the first refusal's Method, URL, Attempts and message
 	Errors        []string      // any other failure
+	Budget        seoapi.Budget // the Limiter's, after the calls
 }
 
 func runChild(raw string) int {
@@ -135,7 +136,8 @@ func (cfg childConfig) run() (childResult, error) {
 		})
 	}
 	wg.Wait()
-	return res, nil
+	res.Budget, err = lim.Budget(ctx)
+	return res, err
 }
 
 // warmUpPath is what warmUp asks for; the fleet tests leave it out.
