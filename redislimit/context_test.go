@@ -3,6 +3,7 @@ package redislimit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -149,5 +150,58 @@ func TestAbandonedRequestKeepsItsSlot(t *testing.T) {
 	ends, ok := score(t, rdb, lim.keys[2], member)
 	if want := release.Add(counts(true)); !ok || !ends.Equal(want) {
 		t.Errorf("the abandoned request counts in the second until %s, want %s (its release + %s)", ends, want, counts(true))
+	}
+}
+
+// TestStaleAnswerKeepsTheHold: request A is in flight when the server's
+// hold is stored, by another request of the same process or by another
+// process; A's answer then says requests remain. It comes from before
+// the hold, so the hold stands for the whole fleet.
+func TestStaleAnswerKeepsTheHold(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	for _, sameProcess := range []bool{true, false} {
+		t.Run(map[bool]string{true: "same process", false: "another process"}[sameProcess], func(t *testing.T) {
+			t.Parallel()
+			rdb := srv.Client()
+			name := fmt.Sprint("stale-", sameProcess)
+			lim := newTestLimiter(t, rdb, name)
+			other := newTestLimiter(t, rdb, name, WithMaxWait(time.Second))
+			holder := other
+			if sameProcess {
+				holder = lim
+			}
+			arrived, release := make(chan struct{}), make(chan struct{})
+			api := startFleetAPI(t, func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					close(arrived)
+					<-release
+					next.ServeHTTP(w, r) // says requests remain
+				})
+			})
+			client, err := seoapi.NewClient(api.baseURL, api.key, seoapi.WithLimiter(lim))
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, resp, err := client.Workspaces.List(context.Background(), nil)
+				if err == nil && resp.Header.Get("X-RateLimit-Remaining") == "" {
+					err = errors.New("the answer says nothing of the requests that remain")
+				}
+				done <- err
+			}()
+			<-arrived
+			holder.Feedback(context.Background(), seoapi.RateFeedback{Hold: 30 * time.Second}) // as a 429 with Retry-After: 30 would
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			err = other.Wait(context.Background())
+			var apiErr *seoapi.APIError
+			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < 20*time.Second {
+				t.Errorf("Wait after the stale answer = %v, want a refusal: the hold of 30 s stands", err)
+			}
+		})
 	}
 }
