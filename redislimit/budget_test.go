@@ -65,6 +65,14 @@ func TestBudgetReadsTheFleet(t *testing.T) {
 	}
 }
 
+// checkBudget fails t unless l's Budget is want.
+func checkBudget(t *testing.T, l *Limiter, want seoapi.Budget) {
+	t.Helper()
+	if got, err := l.Budget(context.Background()); err != nil || got != want {
+		t.Errorf("Budget = %+v, %v; want %+v", got, err, want)
+	}
+}
+
 // budgetFallback is a fallback that tells a budget of its own.
 type budgetFallback struct{ countingLimiter }
 

@@ -50,13 +50,7 @@ func TestClusterKeepsOneBudget(t *testing.T) {
 			}
 		}},
 		{"Budget", func(t *testing.T, l *Limiter) {
-			if err := l.Wait(ctx); err != nil {
-				t.Fatal(err)
-			}
-			b, err := l.Budget(ctx)
-			if err != nil || b.UsedHour != 1 || b.PerHour != 1 {
-				t.Fatalf("Budget = %+v, %v; want 1 used of 1", b, err)
-			}
+			checkBudget(t, l, seoapi.Budget{PerHour: 1, PerSecond: 1000})
 		}},
 		{"a refused slot given back", func(t *testing.T, l *Limiter) {
 			l.maxWait = 0 // the script reserves; CheckWait refuses; the slot is given back

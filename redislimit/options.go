@@ -43,12 +43,14 @@ func WithLimits(perHour, perSecond int) Option {
 // sharing its key with a service: it lets a request go only while the
 // fleet's budget of its name keeps perHour slots of the rolling hour and
 // perSecond of the rolling second free for limiters without a reserve.
-// Both are checked in the same step as the limits, on Redis's clock. When
-// the reserve is reached the Limiter waits, or refuses at once with
-// seoapi.ErrRateLimited when the wait is longer than the max wait, exactly
-// as at its limits. A reserve must be smaller than the limits (WithLimits,
-// in any order); New fails with seoapi.ErrInvalidArgument otherwise.
-// Limiters without a reserve are unaffected: they may use the whole budget.
+// Both are checked in the same step as the limits, on Redis's clock. A
+// request the reserve holds back reserves no slot, so it takes no place
+// in line ahead of the limiters without a reserve: it sleeps until the
+// reserve would let it go and asks again, or is refused at once with
+// seoapi.ErrRateLimited when its whole wait is longer than the max wait.
+// A reserve must be smaller than the limits (WithLimits, in any order);
+// New fails with seoapi.ErrInvalidArgument otherwise. Limiters without a
+// reserve are unaffected: they may use the whole budget.
 func WithReserve(perHour, perSecond int) Option {
 	return func(c *config) {
 		if perHour < 0 || perSecond < 0 {
@@ -59,12 +61,12 @@ func WithReserve(perHour, perSecond int) Option {
 	}
 }
 
-// WithMaxWait sets the longest wait Wait accepts (default 60 s, as the
-// core's WithMaxWait); a longer one is refused at once with ErrRateLimited,
-// without reserving a slot. The calling Client's own WithMaxWait, when
-// smaller, applies too; 0 leaves the bound to each Client, as
-// seoapi.NewLimiter does (a refused slot is then reserved and given back:
-// one more round trip).
+// WithMaxWait sets the longest wait Wait and Acquire accept (default
+// 60 s, as the core's WithMaxWait); a longer one is refused at once with
+// seoapi.ErrRateLimited, without reserving a slot. The calling Client's
+// own WithMaxWait, when smaller, applies too; 0 leaves the bound to each
+// Client, as seoapi.NewLimiter does (a refused slot is then reserved and
+// given back: one more round trip).
 func WithMaxWait(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {

@@ -137,20 +137,7 @@ func TestReserveKeepsTheSecondForOthers(t *testing.T) {
 			for i := range 2 {
 				reserveAs(service, fmt.Sprint("service-", i), perSecond)
 			}
-			before := redisNow(t, rdb)
-			r, err := batch.reserveSlot(ctx, "batch-3", answered, 0)
-			after := redisNow(t, rdb)
-			if err != nil || r.reserved || !r.byReserve {
-				t.Fatalf("reserve batch-3 = %+v, %v; want held back by the reserve, nothing reserved", r, err)
-			}
-			ends := make([]time.Time, len(members))
-			for i, m := range members {
-				ends[i], _ = score(t, rdb, batch.keys[2], m)
-			}
-			slices.SortFunc(ends, func(a, b time.Time) int { return b.Compare(a) })
-			if lo, hi := before.Add(r.delay), after.Add(r.delay); ends[perSecond-reserve-1].Before(lo) || ends[perSecond-reserve-1].After(hi) {
-				t.Errorf("batch-3 held back until between %s and %s, want %s: when only %d of the %d count", lo, hi, ends[perSecond-reserve-1], reserve, perSecond)
-			}
+			checkHeldBack(t, batch, "batch-3", answered, members, perSecond-reserve)
 			reserveAs(service, "service-2", perSecond)
 			var batchSlots, all []time.Time
 			for _, m := range []string{"batch-0", "batch-1", "batch-2"} {
@@ -161,6 +148,27 @@ func TestReserveKeepsTheSecondForOthers(t *testing.T) {
 			checkWindows(t, batchSlots, counts(answered), perSecond-reserve)
 			checkWindows(t, all, counts(answered), perSecond)
 		})
+	}
+}
+
+// checkHeldBack asks a slot for member of l, a limiter with a reserve, and
+// checks that the reserve holds it back, reserving nothing, until the
+// limit-th latest end of the members counting.
+func checkHeldBack(t *testing.T, l *Limiter, member string, answered bool, members []string, limit int) {
+	t.Helper()
+	before := redisNow(t, l.rdb)
+	r, err := l.reserveSlot(context.Background(), member, answered, 0)
+	after := redisNow(t, l.rdb)
+	if err != nil || r.reserved || !r.byReserve {
+		t.Fatalf("reserve %s = %+v, %v; want held back by the reserve, nothing reserved", member, r, err)
+	}
+	ends := make([]time.Time, len(members))
+	for i, m := range members {
+		ends[i], _ = score(t, l.rdb, l.keys[2], m)
+	}
+	slices.SortFunc(ends, func(a, b time.Time) int { return b.Compare(a) })
+	if lo, hi := before.Add(r.delay), after.Add(r.delay); ends[limit-1].Before(lo) || ends[limit-1].After(hi) {
+		t.Errorf("%s held back until between %s and %s, want %s: when only %d of them count", member, lo, hi, ends[limit-1], limit-1)
 	}
 }
 
