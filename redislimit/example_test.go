@@ -105,18 +105,6 @@ func ExampleWithMaxWait() {
 	// seoapi: invalid argument: redislimit: WithMaxWait(-1s): negative
 }
 
-// unreachable returns a go-redis client whose Redis cannot be reached, as
-// during an outage.
-func unreachable() *redis.Client {
-	return redis.NewClient(&redis.Options{
-		Addr:       "127.0.0.1:6379",
-		MaxRetries: -1,
-		Dialer: func(context.Context, string, string) (net.Conn, error) {
-			return nil, errors.New("connection refused")
-		},
-	})
-}
-
 // While Redis cannot be reached, calls go through the fallback: here this
 // process's share of the budget, one of four replicas.
 func ExampleWithFallback() {
@@ -126,7 +114,14 @@ func ExampleWithFallback() {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 
-	rdb := unreachable()
+	// A Redis that cannot be reached, as during an outage.
+	rdb := redis.NewClient(&redis.Options{
+		Addr:       "127.0.0.1:6379",
+		MaxRetries: -1,
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("connection refused")
+		},
+	})
 	defer rdb.Close()
 	share, err := seoapi.NewLimiter(seoapi.DefaultRequestsPerHour/4, seoapi.DefaultRequestsPerSecond/4, 0)
 	if err != nil {
@@ -153,7 +148,14 @@ func ExampleWithFallback() {
 // The Limiter says once per outage that the fallback is in use (a Warn)
 // and that Redis answers again (an Info); nothing else is logged.
 func ExampleWithLogger() {
-	rdb := unreachable()
+	// A Redis that cannot be reached, as during an outage.
+	rdb := redis.NewClient(&redis.Options{
+		Addr:       "127.0.0.1:6379",
+		MaxRetries: -1,
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("connection refused")
+		},
+	})
 	defer rdb.Close()
 	share, err := seoapi.NewLimiter(seoapi.DefaultRequestsPerHour/4, seoapi.DefaultRequestsPerSecond/4, 0)
 	if err != nil {
@@ -189,7 +191,14 @@ func ExampleUnavailableError() {
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 
-	rdb := unreachable()
+	// A Redis that cannot be reached, as during an outage.
+	rdb := redis.NewClient(&redis.Options{
+		Addr:       "127.0.0.1:6379",
+		MaxRetries: -1,
+		Dialer: func(context.Context, string, string) (net.Conn, error) {
+			return nil, errors.New("connection refused")
+		},
+	})
 	defer rdb.Close()
 	lim, err := redislimit.New(rdb, "crawler-prod")
 	if err != nil {
