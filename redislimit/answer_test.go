@@ -89,6 +89,7 @@ func TestSecondCountsUntilAnswered(t *testing.T) {
 			if tc.answer {
 				answered()
 				answered() // a second call does nothing
+				lim.side.Wait()
 			}
 			after := redisNow(t, rdb)
 			ends, ok := score(t, rdb, lim.keys[2], first)
@@ -105,7 +106,7 @@ func TestSecondCountsUntilAnswered(t *testing.T) {
 			}
 			// The next slot: where the first stops counting (the spacing is
 			// shorter), unless Redis's clock had passed that already.
-			r, err := lim.reserveSlot(ctx, "next", true)
+			r, err := lim.reserveSlot(ctx, "next", true, 0)
 			if err != nil || !r.reserved {
 				t.Fatalf("reserve = %+v, %v", r, err)
 			}
@@ -142,6 +143,7 @@ func TestAnsweredLeavesGivenBackSlot(t *testing.T) {
 	member := lastMember(lim)
 	lim.giveBack(context.Background(), member)
 	answered()
+	lim.side.Wait()
 	for _, key := range lim.keys[0:3:3] {
 		if _, ok := score(t, rdb, key, member); ok {
 			t.Errorf("%s holds the slot given back", key)
@@ -205,6 +207,7 @@ func TestClientTellsTheAnswer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	lim.side.Wait() // the answers are told in the background
 	attempts := len(api.fake.Requests())
 	if attempts != 4 {
 		t.Fatalf("%d attempts reached the API, want 4", attempts)

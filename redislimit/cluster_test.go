@@ -49,6 +49,9 @@ func TestClusterKeepsOneBudget(t *testing.T) {
 				t.Fatalf("Wait after the lift: %v", err)
 			}
 		}},
+		{"Budget", func(t *testing.T, l *Limiter) {
+			checkBudget(t, l, seoapi.Budget{PerHour: 1, PerSecond: 1000})
+		}},
 		{"a refused slot given back", func(t *testing.T, l *Limiter) {
 			l.maxWait = 0 // the script reserves; CheckWait refuses; the slot is given back
 			for range 2 {

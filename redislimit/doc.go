@@ -6,10 +6,20 @@
 // from New is shared by every process that uses the same Redis and the
 // same name:
 //
-//	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+//	rdb := redis.NewClient(&redis.Options{
+//		Addr:                  "127.0.0.1:6379",
+//		ContextTimeoutEnabled: true, // a round trip ends at its context's deadline
+//		DialTimeout:           time.Second,
+//		ReadTimeout:           time.Second,
+//		WriteTimeout:          time.Second,
+//		MaxRetries:            1,
+//	})
 //	lim, err := redislimit.New(rdb, "crawler-prod")
 //	...
 //	client, err := seoapi.NewClient(baseURL, key, seoapi.WithLimiter(lim))
+//
+// Limiter.Budget reads what the fleet has used of the hour and the
+// second, in one round trip to Redis.
 //
 // # Windows
 //
@@ -21,7 +31,9 @@
 // seoapi.Client calls Acquire, which reserves a slot held until release +
 // 1 s (the longest transit assumed) + 1 s, and tells the Limiter when the
 // answer came (the answered func Acquire returns); the slot then counts
-// until Redis's clock at the answer + 1 s + 5 ms. However late a loaded
+// until Redis's clock at the answer + 1 s + 5 ms. A request whose context
+// ended before its answer (abandoned in flight) keeps its slot until
+// release + 2 s + 5 ms: a slow server may still read it. However late a loaded
 // machine sends a request or reads its answer, the server's count of any
 // second stays within perSecond (provided the request arrived within a
 // second of its release). Wait alone, called outside a Client, is never
@@ -41,7 +53,7 @@
 // one more. When no slot is free now it reserves the earliest future one
 // and returns the delay; the process sleeps that long, honouring its
 // context. Slots are handed out in the order requests reach Redis, so no
-// process is starved and nobody polls. A wait longer than WithMaxWait, or one that would end after the
+// process is starved. A wait longer than WithMaxWait, or one that would end after the
 // context's deadline, is refused at once with the same *seoapi.APIError
 // the built-in limiter gives (StatusCode 0, RetryAfter set, matching
 // seoapi.ErrRateLimited): the script does not reserve a slot it would have
@@ -54,7 +66,10 @@
 // sharing its key with a service, lets a request go only while the
 // budget of its name keeps that many slots of the hour and of the second
 // free for limiters without a reserve; the check is part of the same
-// script, on Redis's clock. With WithLimits(100, 50), a job with
+// script, on Redis's clock. A request the reserve holds back reserves
+// nothing: it takes no place in line ahead of the limiters without a
+// reserve, sleeps until the reserve would let it go, and asks again. The
+// max wait bounds its whole wait. With WithLimits(100, 50), a job with
 // WithReserve(30, 0) gets 70 requests through in an hour, and a service
 // without a reserve still gets its 30 at once:
 //
@@ -70,7 +85,22 @@
 // Redis, relative to Redis's clock, and no process sharing the name sends
 // before it ends. A later response saying requests remain lifts the hold,
 // unless the hold is younger than a second: such a response was most
-// likely in flight when the hold was set, and carries older news.
+// likely in flight when the hold was set, and carries older news. (The
+// exact rule, that an answer lifts only a hold set before its request was
+// sent, needs the request's send time, which seoapi.RateFeedback does not
+// carry.) A process that has not seen a hold sends no lift to Redis.
+//
+// # Contexts
+//
+// A call waits for Redis only while its context lasts, whatever the
+// go-redis options: each round trip runs in a goroutine of its own. A
+// reservation the call stopped waiting for is given back once Redis has
+// answered it; telling Redis an answer never holds a call up; giving a
+// slot back and storing or lifting a hold are waited for while the
+// context lasts, and finish in the background otherwise. Background
+// round trips end within a second. Set ContextTimeoutEnabled on the
+// go-redis client, so that a round trip abandoned at a deadline ends then
+// too (without it, go-redis bounds it by ReadTimeout only).
 //
 // # Keys
 //
@@ -152,8 +182,8 @@
 // the next call asks it again, and once it answers the shared budget is
 // used again. An answer that cannot be told leaves its slot counting until
 // its release + 2 s, which only slows the fleet. Set the go-redis client's
-// MaxRetries and DialTimeout low enough for a call to fail (or fall back)
-// as soon as you want it to. Redis started without persistence forgets the
+// MaxRetries, DialTimeout and ReadTimeout low enough for a call to fail
+// (or fall back) as soon as you want it to. Redis started without persistence forgets the
 // reservations of the last hour when it restarts, so the fleet may then
 // send up to a second hour's budget in one rolling hour; run Redis with
 // persistence where that matters.

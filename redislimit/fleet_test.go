@@ -61,6 +61,7 @@ type childResult struct {
 	MinRetryAfter time.Duration // of those refusals
 	Refusal       string        // the first refusal's Method, URL, Attempts and message
 	Errors        []string      // any other failure
+	Budget        seoapi.Budget // the Limiter's, after the calls
 }
 
 func runChild(raw string) int {
@@ -135,7 +136,8 @@ func (cfg childConfig) run() (childResult, error) {
 		})
 	}
 	wg.Wait()
-	return res, nil
+	res.Budget, err = lim.Budget(ctx)
+	return res, err
 }
 
 // warmUpPath is what warmUp asks for; the fleet tests leave it out.
@@ -660,6 +662,7 @@ func TestNoGoroutineLeft(t *testing.T) {
 	wg.Wait()
 	srv.Stop()
 	lim.Wait(context.Background()) //nolint:errcheck // fails: Redis is down
+	lim.side.Wait()                // round trips that finish in the background end within sideTimeout
 	buf := make([]byte, 1<<20)
 	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
 		if strings.Contains(g, "seoapi-go/redislimit.(*") || strings.Contains(g, "seoapi-go/redislimit.sleep") {

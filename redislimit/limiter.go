@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -54,17 +55,23 @@ const probeEvery = time.Second
 // same, and not announced again.
 const rejoinOutages = time.Minute
 
-// sideTimeout bounds the round trips that are not part of a Wait's own
-// work (giving a slot back, storing or lifting a hold), which run even
-// when the caller's context has ended.
-const sideTimeout = 2 * time.Second
+// sideTimeout bounds the round trips that run in a goroutine of their own
+// and finish even when the caller's context has ended: giving a slot
+// back, telling an answer, storing or lifting a hold.
+const sideTimeout = time.Second
 
 // maxNameLen bounds a budget's name.
 const maxNameLen = 64
 
-// Limiter is a seoapi.SlotLimiter and seoapi.FeedbackLimiter whose budget
-// is kept in Redis and shared by every process using the same Redis and
-// name. It is safe for concurrent use and starts no goroutines.
+// Limiter is a seoapi.SlotLimiter, seoapi.FeedbackLimiter and
+// seoapi.BudgetLimiter whose budget is kept in Redis and shared by every
+// process using the same Redis and name. It is safe for concurrent use.
+//
+// A call waits for Redis only while its context lasts: each round trip
+// runs in a goroutine of its own, and one the call stops waiting for
+// finishes in the background (a slot it reserved is then given back).
+// Round trips that need not hold a call up (telling an answer) never do;
+// each background round trip ends within a second.
 type Limiter struct {
 	rdb       redis.UniversalClient
 	name      string
@@ -80,12 +87,14 @@ type Limiter struct {
 	answerScript  *redis.Script
 	holdScript    *redis.Script
 	liftScript    *redis.Script
+	budgetScript  *redis.Script
 
 	instance string        // member prefix, unique to this Limiter
 	seq      atomic.Uint64 // member counter
 	holdSeen atomic.Bool   // a hold may be in place, so a Lift is worth a round trip
 	health   health
-	local    localHold // the server's hold, for a fallback that cannot keep it
+	local    localHold      // the server's hold, for a fallback that cannot keep it
+	side     sync.WaitGroup // the goroutines of round trips, for tests to wait on
 
 	liftGrace time.Duration // liftGrace; tests shorten it
 }
@@ -93,100 +102,8 @@ type Limiter struct {
 var (
 	_ seoapi.SlotLimiter     = (*Limiter)(nil)
 	_ seoapi.FeedbackLimiter = (*Limiter)(nil)
+	_ seoapi.BudgetLimiter   = (*Limiter)(nil)
 )
-
-// config is what the options set.
-type config struct {
-	perHour, perSecond int
-	reserve            [2]int
-	maxWait            time.Duration
-	fallback           seoapi.Limiter
-	logger             *slog.Logger
-	errs               []error
-}
-
-// Option configures a Limiter.
-type Option func(*config)
-
-func (c *config) reject(format string, args ...any) {
-	c.errs = append(c.errs, fmt.Errorf("%w: redislimit: "+format, append([]any{seoapi.ErrInvalidArgument}, args...)...))
-}
-
-// WithLimits sets the budget: at most perHour requests in any rolling hour
-// and perSecond in any rolling second, across the fleet. The default is
-// the published 10 000 an hour and 50 a second. Every process sharing a
-// name must use the same limits.
-func WithLimits(perHour, perSecond int) Option {
-	return func(c *config) {
-		if perHour <= 0 || perSecond <= 0 {
-			c.reject("WithLimits(%d, %d): limits must be positive", perHour, perSecond)
-			return
-		}
-		c.perHour, c.perSecond = perHour, perSecond
-	}
-}
-
-// WithReserve makes a Limiter for lower-priority work, such as a batch job
-// sharing its key with a service: it lets a request go only while the
-// fleet's budget of its name keeps perHour slots of the rolling hour and
-// perSecond of the rolling second free for limiters without a reserve.
-// Both are checked in the same step as the limits, on Redis's clock. When
-// the reserve is reached the Limiter waits, or refuses at once with
-// seoapi.ErrRateLimited when the wait is longer than the max wait, exactly
-// as at its limits. A reserve must be smaller than the limits (WithLimits,
-// in any order); New fails with seoapi.ErrInvalidArgument otherwise.
-// Limiters without a reserve are unaffected: they may use the whole budget.
-func WithReserve(perHour, perSecond int) Option {
-	return func(c *config) {
-		if perHour < 0 || perSecond < 0 {
-			c.reject("WithReserve(%d, %d): a reserve cannot be negative", perHour, perSecond)
-			return
-		}
-		c.reserve = [2]int{perHour, perSecond}
-	}
-}
-
-// WithMaxWait sets the longest wait Wait accepts (default 60 s, as the
-// core's WithMaxWait); a longer one is refused at once with ErrRateLimited,
-// without reserving a slot. The calling Client's own WithMaxWait, when
-// smaller, applies too; 0 leaves the bound to each Client, as
-// seoapi.NewLimiter does (a refused slot is then reserved and given back:
-// one more round trip).
-func WithMaxWait(d time.Duration) Option {
-	return func(c *config) {
-		if d < 0 {
-			c.reject("WithMaxWait(%s): negative", d)
-			return
-		}
-		c.maxWait = d
-	}
-}
-
-// WithFallback sets the limiter used while Redis cannot be reached, for
-// example seoapi.NewLimiter with this process's share of the limits.
-// Without one, a Wait that cannot reach Redis fails.
-func WithFallback(l seoapi.Limiter) Option {
-	return func(c *config) {
-		if l == nil {
-			c.reject("WithFallback: nil Limiter")
-			return
-		}
-		c.fallback = l
-	}
-}
-
-// WithLogger sets where the Limiter says that Redis cannot be reached and
-// the fallback is in use (a Warn, once per outage) and that it is back (an
-// Info). The default is slog.Default(). Nothing else is logged.
-func WithLogger(l *slog.Logger) Option {
-	return func(c *config) {
-		if l == nil {
-			c.reject("WithLogger: nil Logger")
-			return
-		}
-		c.logger = l
-	}
-}
 
 // New returns a Limiter shared by every process that uses the same Redis
 // and the same name. name identifies one budget (one API key) and must
@@ -236,6 +153,7 @@ func New(rdb redis.UniversalClient, name string, opts ...Option) (*Limiter, erro
 		answerScript:  redis.NewScript(answerSource),
 		holdScript:    redis.NewScript(holdSource),
 		liftScript:    redis.NewScript(liftSource),
+		budgetScript:  redis.NewScript(budgetSource),
 		instance:      instance,
 		health:        health{probeEvery: probeEvery, rejoin: rejoinOutages},
 		liftGrace:     liftGrace,
@@ -270,9 +188,12 @@ func (l *Limiter) Wait(ctx context.Context) error {
 // when Acquire failed): the request then counts in the fleet's rolling
 // second until a second after that moment on Redis's clock, instead of a
 // second after its release plus the longest transit assumed (see the
-// package documentation). answered costs one round trip to Redis; it is
-// safe to call more than once and from any goroutine (the calls after the
-// first do nothing). A seoapi.Client calls Acquire and answered itself.
+// package documentation). When ctx has ended by the time answered is
+// called, the request was abandoned and a server may still read it
+// later, so it keeps counting as long as its release allows. answered
+// returns at once (its round trip runs in the background); it is safe to
+// call more than once and from any goroutine (the calls after the first
+// do nothing). A seoapi.Client calls Acquire and answered itself.
 func (l *Limiter) Acquire(ctx context.Context) (answered func(), err error) {
 	return l.acquire(ctx, true)
 }
@@ -288,37 +209,43 @@ func (l *Limiter) acquire(ctx context.Context, answered bool) (func(), error) {
 		return l.withoutRedis(ctx, err, answered)
 	}
 	member := l.instance + ":" + strconv.FormatUint(l.seq.Add(1), 36)
-	r, err := l.reserveSlot(ctx, member, answered)
-	if err != nil {
-		if ctx.Err() != nil {
-			// The script may have run before ctx ended; its slot is not ours.
-			l.giveBack(ctx, member)
-			return nil, ctx.Err()
-		}
-		l.wentDown(err)
-		return l.withoutRedis(ctx, err, answered)
+	down, err := l.waitSlot(ctx, member, answered)
+	if down != nil {
+		l.wentDown(down)
+		return l.withoutRedis(ctx, down, answered)
 	}
-	l.cameBack()
-	l.holdSeen.Store(r.held)
-	if err := l.take(ctx, member, r); err != nil {
+	if err != nil || !answered {
 		return nil, err
 	}
-	if !answered {
-		return nil, nil
-	}
-	return l.answerer(member), nil
+	return l.answerer(ctx, member), nil
 }
 
-// take waits for a reserved slot, or refuses the wait; a slot that will
-// not be used is given back.
-func (l *Limiter) take(ctx context.Context, member string, r reservation) error {
-	reason := l.reason(r)
-	err := seoapi.CheckWait(ctx, r.delay, l.maxWait, reason)
-	if err == nil && !r.reserved {
-		// The script refused by the limiter's own bound; CheckWait, asked a
-		// moment later, can only differ by rounding.
-		err = seoapi.RefuseWait(r.delay, fmt.Sprintf("%s: wait of %s exceeds the max wait of %s (redislimit.WithMaxWait)", reason, r.delay, l.maxWait))
+// waitSlot reserves a slot for member and sleeps until its time. A
+// request that the reserve (WithReserve) holds back sleeps without a
+// place in line and asks again. down is Redis's error, when it failed.
+func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (down, err error) {
+	start := time.Now()
+	for {
+		waited := time.Since(start)
+		r, err := l.reserveSlot(ctx, member, answered, waited)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return err, nil
+		}
+		l.cameBack()
+		l.holdSeen.Store(r.held)
+		if err := l.take(ctx, member, r, waited); err != nil || r.reserved {
+			return nil, err
+		}
 	}
+}
+
+// take waits for r's delay, or refuses the wait; a reserved slot that
+// will not be used is given back.
+func (l *Limiter) take(ctx context.Context, member string, r reservation, waited time.Duration) error {
+	err := l.checkWait(ctx, r, waited)
 	if err == nil {
 		err = sleep(ctx, r.delay)
 	}
@@ -328,71 +255,109 @@ func (l *Limiter) take(ctx context.Context, member string, r reservation) error 
 	return err
 }
 
+// checkWait refuses r's delay when the whole wait, from the first ask
+// waited ago, is longer than the max wait, or when the delay would end
+// after ctx's deadline.
+func (l *Limiter) checkWait(ctx context.Context, r reservation, waited time.Duration) error {
+	reason := l.reason(r)
+	if waited > 0 {
+		// Without ctx's deadline (which bounds only what is left of the
+		// wait), but with the client's max wait that ctx carries.
+		if err := seoapi.CheckWait(context.WithoutCancel(ctx), waited+r.delay, l.maxWait, reason); err != nil {
+			return err
+		}
+	}
+	if err := seoapi.CheckWait(ctx, r.delay, l.maxWait, reason); err != nil {
+		return err
+	}
+	if !r.reserved && !r.byReserve {
+		// The script refused by the limiter's own bound; CheckWait, asked a
+		// moment later, can only differ by rounding.
+		d := waited + r.delay
+		return seoapi.RefuseWait(d, fmt.Sprintf("%s: wait of %s exceeds the max wait of %s (redislimit.WithMaxWait)", reason, d, l.maxWait))
+	}
+	return nil
+}
+
 // answerer returns the answered func of the slot member: the first call
 // moves the slot's end in the second to a second (and answerGuard) after
-// Redis's now, when that is sooner.
-func (l *Limiter) answerer(member string) func() {
+// Redis's now, when that is sooner, unless ctx has ended.
+func (l *Limiter) answerer(ctx context.Context, member string) func() {
 	var called atomic.Bool
 	return func() {
-		if called.Swap(true) || l.health.skipping(time.Now()) != nil {
+		if called.Swap(true) || ctx.Err() != nil || l.health.skipping(time.Now()) != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), sideTimeout)
-		defer cancel()
-		if err := l.answerScript.Run(ctx, l.rdb, l.keys[2:3], member, micros(time.Second+answerGuard)).Err(); err != nil {
-			// The slot keeps the end its reservation gave it.
-			l.wentDown(err)
-		}
+		l.goSide(func() {
+			ctx, cancel := sideContext()
+			defer cancel()
+			if err := l.answerScript.Run(ctx, l.rdb, l.keys[2:3], member, micros(time.Second+answerGuard)).Err(); err != nil {
+				// The slot keeps the end its reservation gave it.
+				l.wentDown(err)
+			}
+		})
 	}
 }
 
 // reservation is what the reserve script answered.
 type reservation struct {
-	delay    time.Duration
-	why      int64
-	held     bool
-	reserved bool
+	delay     time.Duration
+	why       int64
+	held      bool // the server's hold is in place
+	reserved  bool // a slot was reserved, delay from now
+	byReserve bool // the reserve holds the request back for delay; nothing reserved
 }
 
 // reason names the limit that asked for r's delay.
 func (l *Limiter) reason(r reservation) string {
-	switch r.why {
-	case reasonHold:
+	switch {
+	case r.why == reasonHold:
 		return "server rate limit (fleet hold)"
-	case reasonHour:
-		if l.reserve[0] > 0 {
-			return fmt.Sprintf("fleet hourly limit less the reserve of %d (redislimit.WithReserve)", l.reserve[0])
-		}
+	case r.why == reasonHour && r.byReserve:
+		return fmt.Sprintf("fleet hourly limit less the reserve of %d (redislimit.WithReserve)", l.reserve[0])
+	case r.why == reasonHour:
 		return "fleet hourly limit"
-	case reasonSecond:
-		if l.reserve[1] > 0 {
-			return fmt.Sprintf("fleet per-second limit less the reserve of %d (redislimit.WithReserve)", l.reserve[1])
-		}
+	case r.why == reasonSecond && r.byReserve:
+		return fmt.Sprintf("fleet per-second limit less the reserve of %d (redislimit.WithReserve)", l.reserve[1])
+	case r.why == reasonSecond:
 		return "fleet per-second limit"
 	}
 	return "fleet limit"
 }
 
-// reserveSlot runs the reserve script: one round trip. answered says the
-// request is let go by Acquire, and so counts in the second and is spaced
-// as counts and spacing say for it.
-func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool) (reservation, error) {
-	vals, err := l.reserveScript.Run(ctx, l.rdb, l.keys,
-		l.perHour-l.reserve[0], l.perSecond-l.reserve[1],
-		micros(time.Hour+hourGuard), micros(counts(answered)),
-		micros(l.acceptable(ctx)), member, micros(l.spacing(answered)),
-	).Int64Slice()
+// reserveSlot runs the reserve script: one round trip, which the caller
+// waits for only while ctx lasts. When ctx ends first, the script may
+// still run: its slot is given back once it has. answered says the
+// request is let go by Acquire, and so counts in the second and is
+// spaced as counts and spacing say for it; waited is how long the
+// request has waited already.
+func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool, waited time.Duration) (reservation, error) {
+	var vals []int64
+	var err error
+	done := l.goSide(func() {
+		vals, err = l.reserveScript.Run(ctx, l.rdb, l.keys,
+			l.perHour, l.perSecond, l.reserve[0], l.reserve[1],
+			micros(time.Hour+hourGuard), micros(counts(answered)),
+			micros(l.acceptable(ctx, waited)), member, micros(l.spacing(answered)),
+		).Int64Slice()
+	})
+	await(ctx, done)
+	if ctx.Err() != nil {
+		l.goSide(func() { <-done; l.remove(member) })
+		return reservation{}, ctx.Err()
+	}
 	if err != nil {
 		return reservation{}, err
 	}
-	if len(vals) != 4 {
-		return reservation{}, fmt.Errorf("redislimit: reserve script answered %d values, want 4", len(vals))
+	if len(vals) != 5 {
+		return reservation{}, fmt.Errorf("redislimit: reserve script answered %d values, want 5", len(vals))
 	}
 	return reservation{
-		delay:    time.Duration(vals[0]) * time.Microsecond,
-		why:      vals[1],
-		held:     vals[2] == 1,
-		reserved: vals[3] == 1,
+		delay:     time.Duration(vals[0]) * time.Microsecond,
+		why:       vals[1],
+		held:      vals[2] == 1,
+		reserved:  vals[3] == 1,
+		byReserve: vals[4] == 1,
 	}, nil
 }
 
@@ -424,27 +389,32 @@ func (l *Limiter) spacing(answered bool) time.Duration {
 	return (time.Second + secondGuard) / time.Duration(l.perSecond)
 }
 
-// acceptable is the longest delay worth reserving a slot for: the max
-// wait (when 0, the longest a slot can be away), or less when ctx's
-// deadline comes sooner.
-func (l *Limiter) acceptable(ctx context.Context) time.Duration {
-	d := l.maxWait
-	if d == 0 {
-		d = 2 * maxHold
+// acceptable is the longest delay worth reserving a slot for: what the
+// max wait leaves after waited (the longest a slot can be away when the
+// max wait is 0), or less when ctx's deadline comes sooner.
+func (l *Limiter) acceptable(ctx context.Context, waited time.Duration) time.Duration {
+	d := 2 * maxHold
+	if l.maxWait > 0 {
+		d = l.maxWait - waited
 	}
 	if deadline, ok := ctx.Deadline(); ok {
-		d = max(min(d, time.Until(deadline)), 0)
+		d = min(d, time.Until(deadline))
 	}
-	return d
+	return max(d, 0)
 }
 
 func micros(d time.Duration) int64 { return d.Microseconds() }
 
-// giveBack removes a reserved slot that will not be used from the hour
-// and the second, in one round trip. It runs even when ctx has ended; a
-// failure leaves the slot taken, which only slows the fleet down.
+// giveBack gives back a reserved slot that will not be used; the caller
+// waits for it while ctx lasts.
 func (l *Limiter) giveBack(ctx context.Context, member string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
+	await(ctx, l.goSide(func() { l.remove(member) }))
+}
+
+// remove removes member from the hour and the second, in one round trip.
+// A failure leaves the slot taken, which only slows the fleet down.
+func (l *Limiter) remove(member string) {
+	ctx, cancel := sideContext()
 	defer cancel()
 	l.rdb.Pipelined(ctx, func(p redis.Pipeliner) error { //nolint:errcheck // see above
 		p.ZRem(ctx, l.keys[0], member)
@@ -456,27 +426,33 @@ func (l *Limiter) giveBack(ctx context.Context, member string) {
 // Feedback is told what a response said about the rate limit. A hold is
 // stored in Redis so that no process sharing the name sends before it
 // ends; a lift ends it, and costs a round trip only when this process has
-// seen a hold. A fallback that is a seoapi.FeedbackLimiter is told too, so
-// that it keeps the hold if Redis goes away.
+// seen a hold. The caller waits for the round trip while ctx lasts. A
+// fallback that is a seoapi.FeedbackLimiter is told too, so that it keeps
+// the hold if Redis goes away.
+//
+// A lift ends only a hold stored at least a second before (liftGrace): a
+// response that says requests remain may come from a request sent before
+// the hold, and then carries older news. Feedback is not told when that
+// request was sent, so the second stands for it.
 func (l *Limiter) Feedback(ctx context.Context, f seoapi.RateFeedback) {
 	if fb, ok := l.fallback.(seoapi.FeedbackLimiter); ok {
 		fb.Feedback(ctx, f)
 	} else if l.fallback != nil {
 		l.local.apply(f, time.Now(), l.liftGrace)
 	}
-	switch {
-	case f.Hold > 0:
-		l.storeHold(ctx, min(f.Hold, maxHold))
-	case f.Lift && l.holdSeen.Load():
-		l.lift(ctx)
-	}
-}
-
-func (l *Limiter) storeHold(ctx context.Context, d time.Duration) {
 	if l.health.skipping(time.Now()) != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
+	switch {
+	case f.Hold > 0:
+		await(ctx, l.goSide(func() { l.storeHold(min(f.Hold, maxHold)) }))
+	case f.Lift && l.holdSeen.Load():
+		await(ctx, l.goSide(l.lift))
+	}
+}
+
+func (l *Limiter) storeHold(d time.Duration) {
+	ctx, cancel := sideContext()
 	defer cancel()
 	if err := l.holdScript.Run(ctx, l.rdb, l.keys[1:2], micros(d)).Err(); err != nil {
 		l.wentDown(err)
@@ -485,11 +461,8 @@ func (l *Limiter) storeHold(ctx context.Context, d time.Duration) {
 	l.holdSeen.Store(true)
 }
 
-func (l *Limiter) lift(ctx context.Context) {
-	if l.health.skipping(time.Now()) != nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sideTimeout)
+func (l *Limiter) lift() {
+	ctx, cancel := sideContext()
 	defer cancel()
 	still, err := l.liftScript.Run(ctx, l.rdb, l.keys[1:2], micros(l.liftGrace)).Int64()
 	if err != nil {
@@ -497,6 +470,33 @@ func (l *Limiter) lift(ctx context.Context) {
 		return
 	}
 	l.holdSeen.Store(still == 1)
+}
+
+// goSide runs f in a goroutine of its own and returns a channel closed
+// when f has returned.
+func (l *Limiter) goSide(f func()) <-chan struct{} {
+	done := make(chan struct{})
+	l.side.Add(1)
+	go func() {
+		defer l.side.Done()
+		defer close(done)
+		f()
+	}()
+	return done
+}
+
+// sideContext is the context of a round trip that finishes whether or
+// not its caller still waits.
+func sideContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), sideTimeout)
+}
+
+// await waits until done is closed or ctx ends.
+func await(ctx context.Context, done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // sleep waits for d or until ctx ends, whichever is first.

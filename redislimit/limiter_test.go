@@ -265,6 +265,7 @@ func TestCancelGivesSlotBack(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Wait = %v, want context.Canceled", err)
 	}
+	lim.side.Wait() // the slot of a cancelled wait is given back in the background
 	if n := len(scores(t, rdb, "cancel")); n != 1 {
 		t.Errorf("%d slots after the cancel, want 1", n)
 	}
@@ -568,29 +569,11 @@ func TestRedisStoppedMidRun(t *testing.T) {
 			lim := newTestLimiter(t, rdb, "mid-run", opts...)
 			lim.health.rejoin = rejoinOutages // a restarted Redis may fail a few more times
 			check := srv.Client()             // with a pool of its own, which saw no outage
-			var ok, unavailable, other atomic.Int32
+			var counts waitCounts
 			stop := make(chan struct{})
 			var wg sync.WaitGroup
 			for range 4 {
-				wg.Go(func() {
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						err := lim.Wait(context.Background())
-						var u *UnavailableError
-						switch {
-						case err == nil:
-							ok.Add(1)
-						case errors.As(err, &u):
-							unavailable.Add(1)
-						default:
-							other.Add(1)
-						}
-					}
-				})
+				wg.Go(func() { counts.waitUntil(lim, stop) })
 			}
 			waitFor := func(cond func() bool) {
 				for !cond() {
@@ -599,22 +582,46 @@ func TestRedisStoppedMidRun(t *testing.T) {
 			}
 			waitFor(func() bool { return len(scores(t, rdb, "mid-run")) >= 20 })
 			srv.Stop()
-			waitFor(func() bool { return fallback.waits.Load()+unavailable.Load() >= 20 })
+			waitFor(func() bool { return fallback.waits.Load()+counts.unavailable.Load() >= 20 })
 			srv.Start()
 			waitFor(func() bool { return len(scores(t, check, "mid-run")) >= 20 }) // the restarted, empty Redis
 			close(stop)
 			wg.Wait()
-			if other.Load() != 0 {
-				t.Errorf("%d waits failed otherwise", other.Load())
+			if counts.other.Load() != 0 {
+				t.Errorf("%d waits failed otherwise", counts.other.Load())
 			}
 			if withFallback {
-				if unavailable.Load() != 0 || logs.count(slog.LevelWarn) != 1 || logs.count(slog.LevelInfo) != 1 {
+				if counts.unavailable.Load() != 0 || logs.count(slog.LevelWarn) != 1 || logs.count(slog.LevelInfo) != 1 {
 					t.Errorf("%d unavailable errors, %d warnings, %d notes of recovery; want 0, 1, 1",
-						unavailable.Load(), logs.count(slog.LevelWarn), logs.count(slog.LevelInfo))
+						counts.unavailable.Load(), logs.count(slog.LevelWarn), logs.count(slog.LevelInfo))
 				}
 			} else if fallback.waits.Load() != 0 || len(logs.recs) != 0 {
 				t.Errorf("without a fallback: %d fallback waits and %d log records", fallback.waits.Load(), len(logs.recs))
 			}
 		})
+	}
+}
+
+// waitCounts counts the outcomes of Waits.
+type waitCounts struct{ ok, unavailable, other atomic.Int32 }
+
+// waitUntil calls l.Wait until stop is closed, counting the outcomes.
+func (c *waitCounts) waitUntil(l *Limiter, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		default:
+		}
+		err := l.Wait(context.Background())
+		var u *UnavailableError
+		switch {
+		case err == nil:
+			c.ok.Add(1)
+		case errors.As(err, &u):
+			c.unavailable.Add(1)
+		default:
+			c.other.Add(1)
+		}
 	}
 }

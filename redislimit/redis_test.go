@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -132,6 +133,23 @@ func (s *redisServer) Stop() {
 	s.cmd.Process.Kill() //nolint:errcheck // it may have exited already
 	<-s.done
 	s.cmd = nil
+}
+
+// Pause stops the server's process (SIGSTOP) until Resume or cleanup: it
+// keeps its connections but answers nothing, as a hung Redis does.
+func (s *redisServer) Pause() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(s.Resume)
+}
+
+// Resume lets a paused server run again.
+func (s *redisServer) Resume() {
+	if s.cmd != nil {
+		s.cmd.Process.Signal(syscall.SIGCONT) //nolint:errcheck // it may have exited
+	}
 }
 
 // Client returns a client of the server that does not retry, so that a

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -100,7 +102,7 @@ func TestReserveKeepsTheSecondForOthers(t *testing.T) {
 			var members []string
 			reserveAs := func(l *Limiter, member string, limit int) {
 				t.Helper()
-				r, err := l.reserveSlot(ctx, member, answered)
+				r, err := l.reserveSlot(ctx, member, answered, 0)
 				if err != nil || !r.reserved {
 					t.Fatalf("reserve %s = %+v, %v", member, r, err)
 				}
@@ -127,22 +129,102 @@ func TestReserveKeepsTheSecondForOthers(t *testing.T) {
 			}
 			// The batch's three, then the service's two follow at the
 			// spacing: the reserve is free for the service. The batch's
-			// fourth waits until only 2 of the 5 count.
+			// fourth is held back until only 2 of the 5 count, without a
+			// place in line: the service's third is not behind it.
 			for i := range 3 {
 				reserveAs(batch, fmt.Sprint("batch-", i), perSecond-reserve)
 			}
 			for i := range 2 {
 				reserveAs(service, fmt.Sprint("service-", i), perSecond)
 			}
-			reserveAs(batch, "batch-3", perSecond-reserve)
+			checkHeldBack(t, batch, "batch-3", answered, members, perSecond-reserve)
+			reserveAs(service, "service-2", perSecond)
 			var batchSlots, all []time.Time
-			for _, m := range []string{"batch-0", "batch-1", "batch-2", "batch-3"} {
+			for _, m := range []string{"batch-0", "batch-1", "batch-2"} {
 				at, _ := score(t, rdb, batch.keys[0], m)
 				batchSlots = append(batchSlots, at)
 			}
 			all = scores(t, rdb, name)
 			checkWindows(t, batchSlots, counts(answered), perSecond-reserve)
 			checkWindows(t, all, counts(answered), perSecond)
+		})
+	}
+}
+
+// checkHeldBack asks a slot for member of l, a limiter with a reserve, and
+// checks that the reserve holds it back, reserving nothing, until the
+// limit-th latest end of the members counting.
+func checkHeldBack(t *testing.T, l *Limiter, member string, answered bool, members []string, limit int) {
+	t.Helper()
+	before := redisNow(t, l.rdb)
+	r, err := l.reserveSlot(context.Background(), member, answered, 0)
+	after := redisNow(t, l.rdb)
+	if err != nil || r.reserved || !r.byReserve {
+		t.Fatalf("reserve %s = %+v, %v; want held back by the reserve, nothing reserved", member, r, err)
+	}
+	ends := make([]time.Time, len(members))
+	for i, m := range members {
+		ends[i], _ = score(t, l.rdb, l.keys[2], m)
+	}
+	slices.SortFunc(ends, func(a, b time.Time) int { return b.Compare(a) })
+	if lo, hi := before.Add(r.delay), after.Add(r.delay); ends[limit-1].Before(lo) || ends[limit-1].After(hi) {
+		t.Errorf("%s held back until between %s and %s, want %s: when only %d of them count", member, lo, hi, ends[limit-1], limit-1)
+	}
+}
+
+// TestReserveTakesNoPlaceInLine: with 10 a second, a batch limiter keeping
+// a reserve of 5 and many goroutines reserves at most its 5 slots; the
+// rest of its requests wait without a place in line, so that the
+// service's first request (a limiter without a reserve) has at most the
+// batch's 5 slots ahead of it, and is not refused under a max wait of 2 s.
+func TestReserveTakesNoPlaceInLine(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	const perSecond, reserve = 10, 5
+	for _, goroutines := range []int{6, 40} {
+		t.Run(fmt.Sprint(goroutines, " goroutines"), func(t *testing.T) {
+			t.Parallel()
+			name := fmt.Sprint("no-line-", goroutines)
+			batchRDB := srv.Client()
+			hook := &scriptHook{runs: map[string]int{}}
+			batchRDB.AddHook(hook)
+			batch := newTestLimiter(t, batchRDB, name, WithLimits(10000, perSecond), WithReserve(0, reserve))
+			service := newTestLimiter(t, srv.Client(), name, WithLimits(10000, perSecond), WithMaxWait(2*time.Second))
+			if err := batch.reserveScript.Load(context.Background(), batchRDB).Err(); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			for range goroutines {
+				wg.Go(func() {
+					for ctx.Err() == nil {
+						if answered, err := batch.Acquire(ctx); err == nil {
+							answered()
+						}
+					}
+				})
+			}
+			defer func() { cancel(); wg.Wait(); batch.side.Wait() }()
+			// Every goroutine of the batch has asked once, at least.
+			for hook.count(batch.reserveScript) < goroutines {
+				runtime.Gosched()
+			}
+			rdb := srv.Client()
+			before := redisNow(t, rdb)
+			answered, err := service.Acquire(context.Background())
+			if err != nil {
+				t.Fatalf("the service's first request: %v", err)
+			}
+			answered()
+			at, _ := score(t, rdb, service.keys[0], lastMember(service))
+			ahead, err := rdb.ZCount(context.Background(), service.keys[0],
+				fmt.Sprintf("(%d", before.UnixMicro()), fmt.Sprintf("(%d", at.UnixMicro())).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ahead > perSecond-reserve {
+				t.Errorf("the service's first request had %d slots ahead of it, want at most the batch's %d", ahead, perSecond-reserve)
+			}
 		})
 	}
 }

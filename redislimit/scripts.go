@@ -9,11 +9,12 @@ package redislimit
 //
 // KEYS[1] the hour (sorted set of releases), KEYS[2] the hold (hash),
 // KEYS[3] the second (sorted set of when each request stops counting).
-// ARGV: perHour, perSecond (each less the caller's reserve), the hour
-// window (µs), how long after its release a request counts in the second
-// until it is answered (µs), the longest delay the caller accepts (µs),
-// the member to add, the spacing between slots (µs).
-// It returns {delay µs, reason, hold in place (0/1), reserved (0/1)}.
+// ARGV: perHour, perSecond, the caller's reserve of the hour and of the
+// second, the hour window (µs), how long after its release a request
+// counts in the second until it is answered (µs), the longest delay the
+// caller accepts (µs), the member to add, the spacing between slots (µs).
+// It returns {delay µs, reason, hold in place (0/1), reserved (0/1),
+// held back by the reserve (0/1)}.
 //
 // The hour: a new slot is at least the spacing after the latest one
 // reserved, so every member is before it and the only window that can
@@ -22,7 +23,7 @@ package redislimit
 // plus the window fixes it.
 //
 // The second: each member's score is when it stops counting (its release
-// plus ARGV[4]; the answer script moves it to a second after the answer).
+// plus ARGV[6]; the answer script moves it to a second after the answer).
 // Releases only grow, so at the new slot's release every member of the
 // second has been released, and the most members counting at any time
 // from then on is the number counting at the release: fewer than the
@@ -30,6 +31,12 @@ package redislimit
 //
 // Moving the slot later only empties both windows further, so one pass
 // over hold, spacing, hour and second is enough.
+//
+// The reserve: the same two bounds with the limits less the reserve. When
+// they put the slot later than the limits alone do, the reserve holds the
+// request back: nothing is reserved, so the request takes no place in
+// line ahead of limiters without a reserve, and the caller asks again
+// after the delay.
 //
 // Members leave the hour only when they leave it (or are given back),
 // never by rank: a slot given back lets the next one be earlier than it
@@ -40,8 +47,9 @@ const reserveSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local perHour, perSecond = tonumber(ARGV[1]), tonumber(ARGV[2])
-local hourW, counts = tonumber(ARGV[3]), tonumber(ARGV[4])
-local maxDelay, spacing = tonumber(ARGV[5]), tonumber(ARGV[7])
+local keepHour, keepSecond = tonumber(ARGV[3]), tonumber(ARGV[4])
+local hourW, counts = tonumber(ARGV[5]), tonumber(ARGV[6])
+local maxDelay, spacing = tonumber(ARGV[7]), tonumber(ARGV[9])
 local function us(x) return string.format('%.0f', x) end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', us(now - hourW))
@@ -54,22 +62,26 @@ if last and tonumber(last) + spacing > at then
   at, why = tonumber(last) + spacing, (tonumber(last) > now) and 4 or 3
 end
 
-local function bound(key, limit, window, code)
-  if redis.call('ZCARD', key) < limit then return end
+local function bound(key, limit, window, code, at, why)
+  if redis.call('ZCARD', key) < limit then return at, why end
   local s = tonumber(redis.call('ZRANGE', key, -limit, -limit, 'WITHSCORES')[2])
-  if s + window > at then at, why = s + window, code end
+  if s + window > at then return s + window, code end
+  return at, why
 end
-bound(KEYS[1], perHour, hourW, 2)
-bound(KEYS[3], perSecond, 0, 3)
+at, why = bound(KEYS[1], perHour, hourW, 2, at, why)
+at, why = bound(KEYS[3], perSecond, 0, 3, at, why)
+local kept, keptWhy = bound(KEYS[1], perHour - keepHour, hourW, 2, at, why)
+kept, keptWhy = bound(KEYS[3], perSecond - keepSecond, 0, 3, kept, keptWhy)
+if kept > at then return {kept - now, keptWhy, held, 0, 1} end
 
 local delay = at - now
-if delay > maxDelay then return {delay, why, held, 0} end
-redis.call('ZADD', KEYS[1], us(at), ARGV[6])
+if delay > maxDelay then return {delay, why, held, 0, 0} end
+redis.call('ZADD', KEYS[1], us(at), ARGV[8])
 redis.call('PEXPIRE', KEYS[1], math.ceil((delay + hourW) / 1000))
-redis.call('ZADD', KEYS[3], us(at + counts), ARGV[6])
+redis.call('ZADD', KEYS[3], us(at + counts), ARGV[8])
 local latest = tonumber(redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', KEYS[3], math.ceil((latest - now) / 1000) + 1)
-return {delay, why, held, 1}
+return {delay, why, held, 1, 0}
 `
 
 // The reasons reserveSource gives for a delay.
@@ -126,4 +138,20 @@ if not set then return 0 end
 if now - tonumber(set) < tonumber(ARGV[1]) then return 1 end
 redis.call('DEL', KEYS[1])
 return 0
+`
+
+// budgetSource reads the windows and the hold, and changes nothing.
+//
+// KEYS as reserveSource's; ARGV[1] the hour window (µs). It returns
+// {requests in the hour, requests counting in the second now or later,
+// µs until the hold ends (0: none)}. Reserved slots whose time has not
+// come yet count in both.
+const budgetSource = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local function us(x) return string.format('%.0f', x) end
+local hour = redis.call('ZCOUNT', KEYS[1], '(' .. us(now - tonumber(ARGV[1])), '+inf')
+local second = redis.call('ZCOUNT', KEYS[3], '(' .. us(now), '+inf')
+local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
+return {hour, second, math.max(hold - now, 0)}
 `

@@ -247,7 +247,14 @@ func workerMain(raw string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 func (j job) do(stdin io.Reader, stdout io.Writer) (outcome, error) {
-	rdb := redis.NewClient(&redis.Options{Addr: j.Redis})
+	rdb := redis.NewClient(&redis.Options{
+		Addr:                  j.Redis,
+		ContextTimeoutEnabled: true, // a round trip ends at its context's deadline
+		DialTimeout:           time.Second,
+		ReadTimeout:           time.Second,
+		WriteTimeout:          time.Second,
+		MaxRetries:            1,
+	})
 	defer rdb.Close()
 	lim, err := redislimit.New(rdb, j.Name)
 	if err != nil {
