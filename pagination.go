@@ -2,8 +2,9 @@ package seoapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
-	"hash/maphash"
 	"iter"
 	"net/http"
 	"net/url"
@@ -26,9 +27,14 @@ type ListOptions struct {
 	// Resume is the Next token of an earlier page of the same list
 	// (Page.Next): List, All and Pages given it start at the page it
 	// names, with the options it recorded, and ignore the other fields.
-	// A token from another list (another path, resource or ID), from a
-	// client with another base URL, or one that is malformed or altered
-	// fails with ErrInvalidArgument before anything is sent.
+	// The token of a last page names the end of the list: All and Pages
+	// yield nothing, and List returns no items and a nil Response, all
+	// without sending a request. A token is authenticated with a key
+	// derived from the client's API key and base URL: one from a client
+	// with another key (rotating the key makes every saved token fail)
+	// or another base URL, from another list (another path, resource or
+	// ID), or one that is malformed or altered fails with
+	// ErrInvalidArgument before anything is sent.
 	Resume string `url:"-"`
 }
 
@@ -287,25 +293,29 @@ type Page[T any] struct {
 	// Next says where the next page is, whatever paging style the server
 	// used (a Link header, a next link, a cursor or a page number): set
 	// it as ListOptions.Resume to start there later, in this process or
-	// another. It is "" on the last page. It is opaque and printable
+	// another. On the last page it names the end of the list, so that a
+	// job that saves Next after each page and runs again after it
+	// finished resumes to nothing rather than starting over: Pages never
+	// yields a page whose Next is "". It is opaque and printable
 	// (base64url), safe to keep in a file, a database or a log: it holds
 	// no key and no secret, only the list's path, the options and where
-	// the server said the next page is, bound to the list and to the
-	// client's base URL. How long it stays usable is up to the server (a
-	// cursor may expire). Its format carries a version, so that a later
-	// SDK can keep reading it.
+	// the server said the next page is. It is authenticated with a key
+	// derived from the client's API key and base URL, so it cannot be
+	// forged, and a client with a rotated key refuses it. How long it
+	// stays usable is up to the server (a cursor may expire). Its format
+	// carries a version, so that a later SDK can keep reading it.
 	Next string
 }
 
 // listPages iterates over the pages of the list at ep, following the next
 // page the server announces; it starts at opts.Resume when that is set.
 // It copies opts and never changes them. It yields an error once and
-// stops: when a request fails, when a next page repeats one already
-// fetched (see loopGuard), or when a next link leaves the client's base
-// URL. It ends quietly after an empty page or one that announces no next
-// page. With tokens, each page but the last carries its Next token, and
-// each is a new Page the caller may keep. Its memory does not grow with
-// the number of pages.
+// stops: when a request fails, when a page repeats one already read (see
+// loopGuard), when a next link leaves the client's base URL or the list's
+// path, or when a next link or cursor holds the API key. It ends quietly
+// after an empty page or one that announces no next page. With tokens,
+// each page carries its Next token, and each is a new Page the caller may
+// keep.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	path, err := ep.path(ids...)
 	if err != nil {
@@ -318,34 +328,14 @@ func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOp
 			yield(nil, err)
 			return
 		}
-		p := newPager(start)
-		// Without tokens (for All, which reads only Items and keeps no
-		// page), one Page serves every page.
-		var shared *Page[T]
-		if !tokens {
-			shared = new(Page[T])
-		}
-		for {
-			req, err := p.request(ctx, c, path)
+		p := &pager[T]{c: c, ep: ep, path: path, position: start, tokens: tokens}
+		for !p.end {
+			page, err := p.next(ctx)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			items, resp, err := fetchList[T](c, ep, req)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			page := shared
-			if page == nil {
-				page = new(Page[T])
-			}
-			*page = Page[T]{Items: items, Response: resp}
-			more := len(items) > 0 && p.advance(resp)
-			if more && tokens {
-				page.Next = c.token(ep, path, &p.position)
-			}
-			if !yield(page, nil) || !more {
+			if !yield(page, nil) {
 				return
 			}
 		}
@@ -383,37 +373,85 @@ func (c *Client) startPosition(ep *endpoint, path string, opts *ListOptions) (po
 	return pos, nil
 }
 
-// pager is the state of one iteration: where the next page is, and what
-// loopGuard remembers of the pages fetched.
-type pager struct {
+// pager is the state of one iteration over the list at path of ep: where
+// the next page is, and what the loop guard remembers.
+type pager[T any] struct {
+	c    *Client
+	ep   *endpoint
+	path string
 	position
-	loop loopGuard
+	guard  loopGuard
+	tokens bool     // whether each page gets its Next token
+	shared *Page[T] // without tokens, one Page serves every page
 }
 
-func newPager(start position) *pager {
-	// The pager changes only the page number and cursor of its options,
-	// never Extra, which it shares with start.
-	p := &pager{position: start}
-	p.loop.init()
-	return p
-}
-
-// request builds the request for the next page, or fails when that page
-// repeats one already fetched.
-func (p *pager) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
-	req, page, cursor, err := p.position.request(ctx, c, path)
+// next reads the page the position names and moves the position to the
+// page after it, or to the end. It fails, yielding none of the page's
+// items, when the page repeats one already read or its next page cannot
+// be followed or saved in a token.
+func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
+	req, err := p.request(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if p.loop.repeats(req.URL.String(), page, cursor) {
-		return nil, &APIError{
-			Method:  req.Method,
-			URL:     redactedURL(req),
-			Message: "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping",
-			kind:    ErrUnexpectedResponse,
+	items, resp, err := fetchList[T](p.c, p.ep, req)
+	if err != nil {
+		return nil, err
+	}
+	if p.guard.read(rawItems(items)) {
+		return nil, pageError(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
+	}
+	if len(items) == 0 {
+		p.end = true
+	} else if err := p.advance(resp); err != nil {
+		return nil, err
+	}
+	page := p.shared
+	if page == nil {
+		page = new(Page[T])
+		if !p.tokens {
+			p.shared = page
 		}
 	}
+	*page = Page[T]{Items: items, Response: resp}
+	if p.tokens {
+		if page.Next, err = p.c.token(p.ep, p.path, &p.position); err != nil {
+			return nil, pageError(req, resp, err.Error())
+		}
+	}
+	return page, nil
+}
+
+// request builds the request for the page the position names, or fails
+// when that page was asked for already.
+func (p *pager[T]) request(ctx context.Context) (*http.Request, error) {
+	req, page, cursor, err := p.position.request(ctx, p.c, p.path)
+	if err != nil {
+		return nil, err
+	}
+	if p.guard.asked(req.URL.String(), page, cursor) {
+		return nil, pageError(req, nil, "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping")
+	}
 	return req, nil
+}
+
+// advance moves to the next page resp announces, or to the end when it
+// announces none. A next link must pass checkNextLink.
+func (p *pager[T]) advance(resp *Response) error {
+	switch {
+	case resp.NextURL != "":
+		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
+			return invalidArgument("next page: %v", err)
+		}
+		p.nextURL, p.nextPage, p.nextCursor = resp.NextURL, resp.NextPage, resp.NextCursor
+	case resp.NextCursor != "":
+		p.nextURL, p.opts.Cursor = "", resp.NextCursor
+	case resp.NextPage != 0:
+		p.nextURL, p.opts.Page = "", resp.NextPage
+	default:
+		p.end = true
+	}
+	return nil
 }
 
 // request builds the GET for the page pos names, and returns the page
@@ -437,115 +475,81 @@ func (pos *position) request(ctx context.Context, c *Client, path string) (req *
 	return req, page, cursor, nil
 }
 
-// advance moves to the next page resp announces and reports whether there
-// is one.
-func (pos *position) advance(resp *Response) bool {
-	switch {
-	case resp.NextURL != "":
-		pos.nextURL, pos.nextPage, pos.nextCursor = resp.NextURL, resp.NextPage, resp.NextCursor
-	case resp.NextCursor != "":
-		pos.nextURL, pos.opts.Cursor = "", resp.NextCursor
-	case resp.NextPage != 0:
-		pos.nextURL, pos.opts.Page = "", resp.NextPage
-	default:
-		return false
-	}
-	return true
-}
-
-// recentIDs is how many page identifiers (URL, page number, cursor; up to
-// three a page) loopGuard keeps exactly: at least the last 32 pages.
-const recentIDs = 96
-
-// loopGuard stops an iteration whose server keeps announcing pages already
-// fetched, in constant memory, however many pages a list has:
-//
-//   - A next page whose URL, page number or cursor is that of one of the
-//     last 32 pages or more is refused before it is sent: a loop of up to
-//     32 pages yields no item twice. These are the loops seen in practice
-//     (a server ignoring the page parameter, a cursor that never moves).
-//   - A longer loop, where the next-page links cycle through λ pages after
-//     μ others, is refused before 2·max(μ+2, λ) + λ pages are fetched:
-//     Brent's cycle detection keeps one remembered URL and moves it to the
-//     latest page whenever the count since the last move reaches a power of
-//     two, so the remembered page ends up inside the cycle with a stride at
-//     least as long as it.
-//
-// Pages are remembered as 64-bit hashes with a seed of their own: the
-// chance that two different pages of a million-page list are taken for
-// one another is about 10⁻¹¹. The guard takes under a kilobyte.
+// loopGuard stops an iteration whose server announces a page it already
+// sent, before any of that page's items is yielded. It keeps one set of
+// SHA-256 sums (a few dozen bytes a page, whatever a cursor's length): of
+// each page asked for, by its URL, page number and cursor, and of the
+// items of each page read, which catches a server that ignores the page
+// or cursor it is asked for and sends a page again under a new link.
 type loopGuard struct {
-	seed   maphash.Seed
-	recent [recentIDs]uint64 // ring of identifier hashes
-	n      int               // identifiers recorded
-
-	tortoise uint64 // Brent: the remembered URL
-	power    int    // the stride before the tortoise moves
-	steps    int    // pages since it last moved
+	seen map[[sha256.Size]byte]struct{}
 }
 
-func (g *loopGuard) init() {
-	g.seed = maphash.MakeSeed()
-	g.power = 1
-}
-
-// repeats reports whether the page identified by url, page (0: none) and
-// cursor ("": none) repeats one already fetched, and records it when not.
-func (g *loopGuard) repeats(url string, page int, cursor string) bool {
-	ids := [3]uint64{g.hash('u', url)}
-	n := 1
+// asked reports whether a page with this URL, page number (0: none) or
+// cursor ("": none) was asked for already, and records it.
+func (g *loopGuard) asked(url string, page int, cursor string) bool {
+	ids := [][sha256.Size]byte{sha256.Sum256([]byte("url " + url))}
 	if page > 0 {
-		var buf [20]byte
-		ids[n] = g.hash('p', string(strconv.AppendInt(buf[:0], int64(page), 10)))
-		n++
+		ids = append(ids, sha256.Sum256([]byte("page "+strconv.Itoa(page))))
 	}
 	if cursor != "" {
-		ids[n] = g.hash('c', cursor)
-		n++
+		ids = append(ids, sha256.Sum256([]byte("cursor "+cursor)))
 	}
-	if g.n > 0 && ids[0] == g.tortoise {
-		return true
+	return g.record(ids...)
+}
+
+// read reports whether a page holding these items, byte for byte, was
+// read already, and records it. A page with no items, or whose items keep
+// no raw JSON, is never a repeat.
+func (g *loopGuard) read(items [][]byte) bool {
+	if len(items) == 0 {
+		return false
 	}
-	for _, id := range ids[:n] {
-		if g.seen(id) {
-			return true
+	h := sha256.New()
+	h.Write([]byte("items "))
+	for _, item := range items {
+		h.Write(item)
+	}
+	var sum [sha256.Size]byte
+	return g.record([sha256.Size]byte(h.Sum(sum[:0])))
+}
+
+// record reports whether any of ids is in the set, and adds them.
+func (g *loopGuard) record(ids ...[sha256.Size]byte) bool {
+	if g.seen == nil {
+		g.seen = make(map[[sha256.Size]byte]struct{})
+	}
+	repeat := false
+	for _, id := range ids {
+		_, ok := g.seen[id]
+		repeat = repeat || ok
+		g.seen[id] = struct{}{}
+	}
+	return repeat
+}
+
+// rawItems returns the raw JSON of each item, or nil when an item keeps
+// none.
+func rawItems[T any](items []*T) [][]byte {
+	raw := make([][]byte, len(items))
+	for i, item := range items {
+		r, ok := any(item).(interface{ Raw() json.RawMessage })
+		if !ok || r.Raw() == nil {
+			return nil
 		}
+		raw[i] = r.Raw()
 	}
-	for _, id := range ids[:n] {
-		g.recent[g.n%recentIDs] = id
-		g.n++
-	}
-	g.brent(ids[0])
-	return false
+	return raw
 }
 
-// seen reports whether id is among the recent identifiers.
-func (g *loopGuard) seen(id uint64) bool {
-	for _, r := range g.recent[:min(g.n, recentIDs)] {
-		if r == id {
-			return true
-		}
+// pageError is the error of a page that cannot be read or followed: not
+// sent when resp is nil.
+func pageError(req *http.Request, resp *Response, msg string) error {
+	e := &APIError{Method: req.Method, URL: redactedURL(req), Message: msg, kind: ErrUnexpectedResponse}
+	if resp != nil && resp.Response != nil {
+		e.StatusCode, e.RequestID, e.Attempts = resp.StatusCode, resp.RequestID, resp.Attempts
 	}
-	return false
-}
-
-// brent moves the tortoise to url when the stride is complete, and
-// doubles the stride: the tortoise sits on pages 0, 2, 6, 14, ... (2^k-2)
-// and is compared with the 2^k pages after it.
-func (g *loopGuard) brent(url uint64) {
-	g.steps++
-	if g.steps >= g.power {
-		g.tortoise, g.power, g.steps = url, g.power*2, 0
-	}
-}
-
-// hash is the hash of one identifier of a kind (URL, page, cursor).
-func (g *loopGuard) hash(kind byte, s string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(g.seed)
-	h.WriteByte(kind)
-	h.WriteString(s)
-	return h.Sum64()
+	return e
 }
 
 // failed is an iterator that yields err once, for arguments rejected
@@ -555,15 +559,16 @@ func failed[T any](err error) iter.Seq2[*T, error] {
 }
 
 // listPage sends one GET for a page of the list at ep: the page
-// opts.Resume names, or the page opts select.
+// opts.Resume names, or the page opts select. The token of a last page
+// gives no items and a nil Response, without a request.
 func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
 	path, err := ep.path(ids...)
 	if err != nil {
 		return nil, nil, err
 	}
 	pos, err := c.startPosition(ep, path, opts)
-	if err != nil {
-		return nil, nil, err
+	if err != nil || pos.end {
+		return []*T{}, nil, err
 	}
 	req, _, _, err := pos.request(ctx, c, path)
 	if err != nil {
@@ -581,12 +586,19 @@ func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptio
 	return c.NewRequest(ctx, http.MethodGet, u, nil)
 }
 
-// fetchList sends a list request and decodes the page.
+// fetchList sends a list request and decodes the page. A next link or
+// cursor that holds the API key fails the page with ErrUnexpectedResponse
+// and is dropped from the Response: the SDK neither sends it on nor
+// rewrites it.
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.do(req, ep, &list)
 	if err != nil {
 		return nil, resp, err
+	}
+	if c.holdsKey(resp.NextURL) || c.holdsKey(resp.NextCursor) {
+		resp.NextURL, resp.NextCursor, resp.NextPage = "", "", 0
+		return nil, resp, pageError(req, resp, "the server's next link or cursor holds the API key; it is not followed")
 	}
 	return list, resp, nil
 }

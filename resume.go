@@ -1,53 +1,56 @@
 package seoapi
 
 import (
-	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
-	"math"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/url"
-	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
-// A page token (Page.Next, ListOptions.Resume) records where the next page
+// A Next token (Page.Next, ListOptions.Resume) records where the next page
 // of one list is, so that a job can save it and resume there later. It is
-// base64url (no padding) of:
+// plain data with an authentication tag:
 //
-//	version    1 byte, tokenVersion
-//	base       8 bytes: SHA-256 of a label and the client's base URL, truncated
-//	operation  string: the endpoint's operation, such as "Projects.List"
-//	path       string: the list's path with its IDs, relative to the base URL
-//	page       uvarint: ListOptions.Page
-//	perPage    uvarint: ListOptions.PerPage
-//	cursor     string: ListOptions.Cursor
-//	extra      uvarint count, then each key (sorted) as a string, a uvarint
-//	           count and its values as strings: ListOptions.Extra
-//	nextURL    string: the next page's link, absolute, or "" when the
-//	           options above say where the next page is
-//	nextPage   uvarint: the page number the link carries (for the loop guard)
-//	nextCursor string: the cursor the link carries (for the loop guard)
-//	sum        12 bytes: SHA-256 of everything before it, truncated
+//	base64url(JSON of tokenData) "." base64url(HMAC-SHA256(tokenKey, the part before the dot))
 //
-// where a string is a uvarint length and its bytes. The sum catches a token
-// that was cut, corrupted or edited by hand; it is no signature (the token
-// holds nothing secret to sign with, by design). A token never holds the
-// key: every string in it is cleaned of it, as errors are. Whatever a
-// token says, its next link is sent only when it lies under the client's
-// base URL (resume refuses any other, and Client.NewRequest checks it
-// again), so a forged token cannot send the key elsewhere.
+// where tokenKey is derived from the API key and the base URL (see
+// tokenKey): only a client holding the same key and base URL makes or
+// accepts a token, so forging one needs the key itself, and a new key
+// makes every saved token fail. The token never holds the key: a server's
+// next link or cursor that holds it fails its page (see fetchList), and a
+// token is not made from any string that holds it.
 const (
-	tokenVersion = 1
-	tokenBase    = 8  // bytes of the base URL's hash
-	tokenSum     = 12 // bytes of the checksum
-	// maxToken bounds the length of a token that is decoded.
-	maxToken = 64 << 10
-	// maxTokenInt bounds the page numbers and sizes a token may hold.
-	maxTokenInt = math.MaxInt32
+	tokenVersion = 2
+	// maxToken bounds a token's length, made or read: a position whose
+	// token would be longer fails when its page is read.
+	maxToken = 1 << 20
+	// tokenLabel separates the token key from any other use of the API key.
+	tokenLabel = "seoapi-go resume token\x00"
 )
+
+// tokenData is what a token records. Route and Path name the list; End
+// marks the token of a last page; the rest is the position.
+type tokenData struct {
+	V          int        `json:"v"`
+	Route      string     `json:"route"`
+	Path       string     `json:"path"`
+	End        bool       `json:"end,omitempty"`
+	Page       int        `json:"page,omitempty"`
+	PerPage    int        `json:"perPage,omitempty"`
+	Cursor     string     `json:"cursor,omitempty"`
+	Extra      url.Values `json:"extra,omitempty"`
+	Next       string     `json:"next,omitempty"`
+	NextPage   int        `json:"nextPage,omitempty"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
 
 // position is where the next page of a list is: the options of the next
-// request, or the link the server gave for it.
+// request, or the link the server gave for it; or, with end, nowhere.
 type position struct {
 	opts ListOptions // Resume is always empty
 	// nextURL is the next page's link, with the page number and cursor it
@@ -55,158 +58,149 @@ type position struct {
 	nextURL    string
 	nextPage   int
 	nextCursor string
+	end        bool // the list was read to its end
 }
 
-// baseHash binds a token to the client's base URL.
-func (c *Client) baseHash() [tokenBase]byte {
-	h := sha256.New()
-	h.Write([]byte("seoapi-go page token base URL\x00"))
-	h.Write([]byte(c.baseString))
-	var out [tokenBase]byte
-	copy(out[:], h.Sum(nil))
-	return out
+// tokenKey is the key that authenticates this client's tokens.
+func (c *Client) tokenKey() []byte {
+	m := hmac.New(sha256.New, []byte(*c.apiKey))
+	m.Write([]byte(tokenLabel + c.baseString))
+	return m.Sum(nil)
+}
+
+// tokenTag is the authentication tag of a token's payload.
+func (c *Client) tokenTag(payload string) []byte {
+	m := hmac.New(sha256.New, c.tokenKey())
+	m.Write([]byte(payload))
+	return m.Sum(nil)
 }
 
 // token encodes pos, the next page of the list at path of ep, as a Next
-// token. Every string it records is cleaned of the key.
-func (c *Client) token(ep *endpoint, path string, pos *position) string {
-	clean := c.redact.string
-	buf := make([]byte, 0, 64+len(path)+len(pos.nextURL)+len(pos.opts.Cursor)+len(pos.nextCursor))
-	buf = append(buf, tokenVersion)
-	base := c.baseHash()
-	buf = append(buf, base[:]...)
-	buf = appendString(buf, ep.operation)
-	buf = appendString(buf, clean(path))
-	buf = binary.AppendUvarint(buf, uint64(max(pos.opts.Page, 0)))
-	buf = binary.AppendUvarint(buf, uint64(max(pos.opts.PerPage, 0)))
-	buf = appendString(buf, clean(pos.opts.Cursor))
-	keys := make([]string, 0, len(pos.opts.Extra))
-	for k := range pos.opts.Extra {
-		keys = append(keys, k)
+// token. It fails when a token cannot say it: a string that is not UTF-8
+// or that holds the key, or a token longer than maxToken.
+func (c *Client) token(ep *endpoint, path string, pos *position) (string, error) {
+	d := tokenData{V: tokenVersion, Route: ep.route, Path: path, End: pos.end}
+	if !pos.end {
+		d.Page, d.PerPage, d.Cursor, d.Extra = pos.opts.Page, pos.opts.PerPage, pos.opts.Cursor, pos.opts.Extra
+		d.Next, d.NextPage, d.NextCursor = pos.nextURL, pos.nextPage, pos.nextCursor
 	}
-	slices.Sort(keys)
-	buf = binary.AppendUvarint(buf, uint64(len(keys)))
-	for _, k := range keys {
-		buf = appendString(buf, clean(k))
-		values := pos.opts.Extra[k]
-		buf = binary.AppendUvarint(buf, uint64(len(values)))
-		for _, v := range values {
-			buf = appendString(buf, clean(v))
+	for _, s := range d.strings() {
+		if !utf8.ValidString(s) || c.holdsKey(s) {
+			return "", errors.New("the next page's position cannot be saved in a Next token: it is not UTF-8, or holds the API key")
 		}
 	}
-	buf = appendString(buf, clean(pos.nextURL))
-	buf = binary.AppendUvarint(buf, uint64(max(pos.nextPage, 0)))
-	buf = appendString(buf, clean(pos.nextCursor))
-	sum := sha256.Sum256(buf)
-	buf = append(buf, sum[:tokenSum]...)
-	return base64.RawURLEncoding.EncodeToString(buf)
+	data, err := json.Marshal(&d)
+	if err != nil {
+		return "", fmt.Errorf("the next page's position cannot be saved in a Next token: %w", err)
+	}
+	payload := base64.RawURLEncoding.EncodeToString(data)
+	token := payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
+	if len(token) > maxToken {
+		return "", fmt.Errorf("the next page's position is too long for a Next token (over %d bytes)", maxToken)
+	}
+	return token, nil
 }
 
-func appendString(buf []byte, s string) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(s)))
-	return append(buf, s...)
+// strings lists every string d holds.
+func (d *tokenData) strings() []string {
+	s := []string{d.Path, d.Cursor, d.Next, d.NextCursor}
+	for k, values := range d.Extra {
+		s = append(s, k)
+		s = append(s, values...)
+	}
+	return s
+}
+
+// holdsKey reports whether s holds the API key in any form, or was
+// cleaned of it already (a header the redactor rewrote).
+func (c *Client) holdsKey(s string) bool {
+	return strings.Contains(s, redacted) || c.redact.string(s) != s
 }
 
 // resume decodes a Next token for the list at path of ep. A token that is
-// malformed or altered, or that was made for another list or another base
-// URL, fails with ErrInvalidArgument; so does one whose next link is not
-// under the base URL. Nothing is sent either way.
+// malformed or altered, made with another key or base URL, made for
+// another list, or whose next link leaves the list's own path fails with
+// ErrInvalidArgument. Nothing is sent either way.
 func (c *Client) resume(ep *endpoint, path, token string) (position, error) {
-	var pos position
-	if len(token) > base64.RawURLEncoding.EncodedLen(maxToken) {
-		return pos, invalidArgument("ListOptions.Resume: the token is longer than any Next token")
+	d, err := c.readToken(token)
+	if err != nil {
+		return position{}, err
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
-	if err != nil || len(raw) < 1+tokenBase+tokenSum {
-		return pos, invalidArgument("ListOptions.Resume: not a Next token")
+	if d.Route != ep.route || d.Path != path {
+		return position{}, invalidArgument("ListOptions.Resume: the token is from another list (%q), not %s", d.Path, path)
 	}
-	if raw[0] != tokenVersion {
-		return pos, invalidArgument("ListOptions.Resume: a token of version %d, which this SDK does not read", raw[0])
+	if d.End {
+		return position{end: true}, nil
 	}
-	body, sum := raw[:len(raw)-tokenSum], raw[len(raw)-tokenSum:]
-	if want := sha256.Sum256(body); !bytes.Equal(sum, want[:tokenSum]) {
-		return pos, invalidArgument("ListOptions.Resume: the token was altered or cut (its checksum does not match)")
+	if d.Page < 0 || d.PerPage < 0 || d.NextPage < 0 {
+		return position{}, invalidArgument("ListOptions.Resume: the token holds a negative page number or size")
 	}
-	if base := c.baseHash(); !bytes.Equal(body[1:1+tokenBase], base[:]) {
-		return pos, invalidArgument("ListOptions.Resume: the token is from a client with another base URL")
-	}
-	r := tokenReader{b: body[1+tokenBase:]}
-	operation, tokenPath := r.string(), r.string()
-	pos.opts.Page, pos.opts.PerPage = r.int(), r.int()
-	pos.opts.Cursor = r.string()
-	if n := r.count(); n > 0 {
-		pos.opts.Extra = make(url.Values, n)
-		for range n {
-			k := r.string()
-			values := make([]string, r.count())
-			for i := range values {
-				values[i] = r.string()
-			}
-			pos.opts.Extra[k] = values
+	if d.Next != "" {
+		if err := c.checkNextLink(d.Next, path); err != nil {
+			return position{}, invalidArgument("ListOptions.Resume: %v", err)
 		}
 	}
-	pos.nextURL, pos.nextPage, pos.nextCursor = r.string(), r.int(), r.string()
-	if r.bad || len(r.b) != 0 {
-		return position{}, invalidArgument("ListOptions.Resume: not a Next token")
+	return position{
+		opts:    ListOptions{Page: d.Page, PerPage: d.PerPage, Cursor: d.Cursor, Extra: d.Extra},
+		nextURL: d.Next, nextPage: d.NextPage, nextCursor: d.NextCursor,
+	}, nil
+}
+
+// readToken checks a token's tag and decodes its data.
+func (c *Client) readToken(token string) (tokenData, error) {
+	var d tokenData
+	if len(token) > maxToken {
+		return d, invalidArgument("ListOptions.Resume: the token is longer than any Next token")
 	}
-	if operation != ep.operation || tokenPath != path {
-		return position{}, invalidArgument("ListOptions.Resume: the token is from another list (%q %q), not %s %s",
-			operation, tokenPath, ep.operation, path)
+	payload, tag, ok := strings.Cut(token, ".")
+	sum, err := base64.RawURLEncoding.Strict().DecodeString(tag)
+	if !ok || err != nil {
+		return d, invalidArgument("ListOptions.Resume: not a Next token")
 	}
-	if pos.nextURL != "" {
-		u, err := url.Parse(pos.nextURL)
-		if err != nil || !u.IsAbs() || !c.underBase(u) {
-			return position{}, invalidArgument("ListOptions.Resume: the token's next link is not under the client's base URL")
+	if !hmac.Equal(sum, c.tokenTag(payload)) {
+		return d, invalidArgument("ListOptions.Resume: the token was altered, or made by a client with another API key or base URL")
+	}
+	data, err := base64.RawURLEncoding.Strict().DecodeString(payload)
+	if err != nil || json.Unmarshal(data, &d) != nil {
+		return d, invalidArgument("ListOptions.Resume: not a Next token")
+	}
+	if d.V != tokenVersion {
+		return d, invalidArgument("ListOptions.Resume: a token of version %d, which this SDK does not read", d.V)
+	}
+	return d, nil
+}
+
+// checkNextLink is the one check a next link passes before a request is
+// built from it, whether a server sent it or a token holds it: it is an
+// absolute URL the key may go to, and it names the list's own path.
+func (c *Client) checkNextLink(next, path string) error {
+	u, err := url.Parse(next)
+	if err != nil {
+		return errors.New("the next link is not a URL")
+	}
+	if !u.IsAbs() || !c.underBase(u) {
+		return fmt.Errorf("the next link %q is not under the client's base URL", u.Redacted())
+	}
+	if !samePath(u.EscapedPath(), c.baseURL.EscapedPath()+path) {
+		return fmt.Errorf("the next link %q leaves the list's path %q", u.Redacted(), path)
+	}
+	return nil
+}
+
+// samePath reports whether two escaped paths have the same segments once
+// each is unescaped: "ws%2F1" and "ws%2f1" are one segment, "ws/1" two,
+// "%2e%2e" is "..".
+func samePath(a, b string) bool {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	if len(as) != len(bs) {
+		return false
+	}
+	for i := range as {
+		x, err1 := url.PathUnescape(as[i])
+		y, err2 := url.PathUnescape(bs[i])
+		if err1 != nil || err2 != nil || x != y {
+			return false
 		}
 	}
-	return pos, nil
-}
-
-// tokenReader reads the fields of a token; bad is set, and zero values
-// returned, once anything is out of bounds.
-type tokenReader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *tokenReader) uvarint() uint64 {
-	if r.bad {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *tokenReader) int() int {
-	v := r.uvarint()
-	if v > maxTokenInt {
-		r.bad = true
-		return 0
-	}
-	return int(v)
-}
-
-// count reads a number of elements, each at least one byte long.
-func (r *tokenReader) count() int {
-	v := r.uvarint()
-	if v > uint64(len(r.b)) {
-		r.bad = true
-		return 0
-	}
-	return int(v)
-}
-
-func (r *tokenReader) string() string {
-	n := r.count()
-	if r.bad {
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
+	return true
 }
