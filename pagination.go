@@ -4,10 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"iter"
+	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -38,20 +39,6 @@ type ListOptions struct {
 	Resume string `url:"-"`
 }
 
-func (o *ListOptions) clone() ListOptions {
-	if o == nil {
-		return ListOptions{}
-	}
-	c := *o
-	if o.Extra != nil {
-		c.Extra = make(url.Values, len(o.Extra))
-		for k, v := range o.Extra {
-			c.Extra[k] = append([]string(nil), v...)
-		}
-	}
-	return c
-}
-
 // withListOptions adds the query parameters of opts to path. Negative page
 // numbers or sizes fail with ErrInvalidArgument.
 func withListOptions(path string, opts *ListOptions) (string, error) {
@@ -61,36 +48,49 @@ func withListOptions(path string, opts *ListOptions) (string, error) {
 	if opts.Page < 0 || opts.PerPage < 0 {
 		return "", invalidArgument("ListOptions: negative Page or PerPage")
 	}
-	// A copy: the encoder keeps its argument, so opts itself (a pager's,
-	// say) stays where it is.
-	o := *opts
+	o := *opts // the encoder keeps its argument: opts stay where they are
 	q, err := query.Values(&o)
 	if err != nil {
 		return "", invalidArgument("ListOptions: %v", err)
 	}
-	for k, v := range opts.Extra {
-		q[k] = v
-	}
+	maps.Copy(q, opts.Extra)
 	if len(q) == 0 {
 		return path, nil
 	}
 	return path + "?" + q.Encode(), nil
 }
 
-// readLink records the rel="next" target of the Link header (RFC 8288),
+// maxLinks bounds the links read from one Link header.
+const maxLinks = 64
+
+// linkRe matches one link of a Link header (RFC 8288), its target and its
+// parameters; relRe matches a rel parameter, quoted or not.
+var (
+	linkRe = regexp.MustCompile(`<([^>]*)>([^<]*)`)
+	relRe  = regexp.MustCompile(`(?i);\s*rel\s*=\s*("[^"]*"|[^\s;,]+)`)
+)
+
+// readLink records the first rel="next" target of the Link headers,
 // resolved against the request URL.
 func (r *Response) readLink(h http.Header) {
 	for _, v := range h.Values("Link") {
-		for _, link := range parseLinkHeader(v) {
-			if !link.hasRel("next") {
+		for _, link := range linkRe.FindAllStringSubmatch(v, maxLinks) {
+			rel := relRe.FindStringSubmatch(link[2])
+			if rel == nil {
 				continue
 			}
-			r.setNextURL(link.target)
-			return
+			for _, name := range strings.Fields(strings.Trim(rel[1], `"`)) {
+				if strings.EqualFold(name, "next") {
+					r.setNextURL(strings.TrimSpace(link[1]))
+					return
+				}
+			}
 		}
 	}
 }
 
+// setNextURL records target, resolved against the request URL, with the
+// page number and cursor its query holds.
 func (r *Response) setNextURL(target string) {
 	ref, err := url.Parse(target)
 	if err != nil {
@@ -107,73 +107,6 @@ func (r *Response) setNextURL(target string) {
 	if c := q.Get("cursor"); c != "" {
 		r.NextCursor = c
 	}
-}
-
-type link struct {
-	target string
-	rels   []string
-}
-
-func (l link) hasRel(rel string) bool {
-	for _, r := range l.rels {
-		if strings.EqualFold(r, rel) {
-			return true
-		}
-	}
-	return false
-}
-
-// maxLinks bounds the work spent on one Link header.
-const maxLinks = 64
-
-// parseLinkHeader reads `<target>; rel="next"; title="x", <target2>; ...`.
-// Commas inside <...> or quoted parameter values do not split links.
-func parseLinkHeader(v string) []link {
-	var links []link
-	for len(links) < maxLinks {
-		start := strings.IndexByte(v, '<')
-		if start < 0 {
-			break
-		}
-		end := strings.IndexByte(v[start:], '>')
-		if end < 0 {
-			break
-		}
-		l := link{target: strings.TrimSpace(v[start+1 : start+end])}
-		v = v[start+end+1:]
-		params, rest := splitLinkParams(v)
-		v = rest
-		for _, p := range params {
-			name, value, ok := strings.Cut(p, "=")
-			if !ok || !strings.EqualFold(strings.TrimSpace(name), "rel") {
-				continue
-			}
-			l.rels = append(l.rels, strings.Fields(strings.Trim(strings.TrimSpace(value), `"`))...)
-		}
-		links = append(links, l)
-	}
-	return links
-}
-
-// splitLinkParams returns the ';'-separated parameters up to the comma
-// that ends this link, and what follows it.
-func splitLinkParams(v string) (params []string, rest string) {
-	inQuote := false
-	last := 0
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '"':
-			inQuote = !inQuote
-		case c == '\\' && inQuote:
-			i++
-		case c == ';' && !inQuote:
-			params = append(params, v[last:i])
-			last = i + 1
-		case c == ',' && !inQuote:
-			return append(params, v[last:i]), v[i+1:]
-		}
-	}
-	return append(params, v[last:]), ""
 }
 
 // readEnvelope records the next page an enveloped list body announces,
@@ -291,64 +224,52 @@ type Page[T any] struct {
 	// Response is the server's response to the page's request.
 	Response *Response
 	// Next says where the next page is, whatever paging style the server
-	// used (a Link header, a next link, a cursor or a page number): set
-	// it as ListOptions.Resume to start there later, in this process or
-	// another. On the last page it names the end of the list, so that a
-	// job that saves Next after each page and runs again after it
-	// finished resumes to nothing rather than starting over: Pages never
-	// yields a page whose Next is "". It is opaque and printable
-	// (base64url), safe to keep in a file, a database or a log: it holds
-	// no key and no secret, only the list's path, the options and where
-	// the server said the next page is. It is authenticated with a key
-	// derived from the client's API key and base URL, so it cannot be
-	// forged, and a client with a rotated key refuses it. How long it
-	// stays usable is up to the server (a cursor may expire). Its format
-	// carries a version, so that a later SDK can keep reading it.
+	// used: set it as ListOptions.Resume to start there later, in this
+	// process or another. On the last page it names the end of the list,
+	// so that a job that saves Next after each page and runs again after
+	// it finished does nothing rather than start over; Pages never yields
+	// a page whose Next is "". It is printable and safe to keep in a
+	// file, a database or a log: it holds no key and no secret, only the
+	// list's path, the options and where the server said the next page
+	// is. It is authenticated with a key derived from the client's API key
+	// and base URL: it cannot be forged, and rotating the key makes it
+	// fail. How long it stays usable is up to the server (a cursor may
+	// expire).
 	Next string
 }
 
-// listPages iterates over the pages of the list at ep, following the next
-// page the server announces; it starts at opts.Resume when that is set.
-// It copies opts and never changes them. It yields an error once and
-// stops: when a request fails, when a page repeats one already read (see
-// loopGuard), when a next link leaves the client's base URL or the list's
-// path, or when a next link or cursor holds the API key. It ends quietly
-// after an empty page or one that announces no next page. With tokens,
-// each page carries its Next token, and each is a new Page the caller may
-// keep.
+// listPages iterates over the pages of the list at ep, from opts.Resume
+// when set, following the next page each page announces. It yields an
+// error once and stops: when a request fails, a page repeats one already
+// asked for or read (see loopGuard), or a next link fails checkNextLink.
+// It ends after an empty page or one that announces no next page. With
+// tokens, each page gets its Next token and is a new Page.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	path, err := ep.path(ids...)
 	if err != nil {
-		return failed[Page[T]](err)
+		return func(yield func(*Page[T], error) bool) { yield(nil, err) }
 	}
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
-		start, err := c.startPosition(ep, path, opts)
+		pos, err := c.startPosition(ep, path, opts)
+		p := &pager[T]{c: c, ep: ep, path: path, pos: pos, tokens: tokens}
+		for err == nil && !p.pos.End {
+			var page *Page[T]
+			if page, err = p.next(ctx); err == nil && !yield(page, nil) {
+				return
+			}
+		}
 		if err != nil {
 			yield(nil, err)
-			return
-		}
-		p := &pager[T]{c: c, ep: ep, path: path, position: start, tokens: tokens}
-		for !p.end {
-			page, err := p.next(ctx)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(page, nil) {
-				return
-			}
 		}
 	}
 }
 
 // listAll iterates over every item of the list at ep: the items of
-// listPages, in order. An error is yielded once, with a nil item, and ends
-// the iteration.
+// listPages, in order. An error is yielded once, with a nil item.
 func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) iter.Seq2[*T, error] {
-	pages := listPages[T](ctx, c, ep, opts, false, ids...)
 	return func(yield func(*T, error) bool) {
-		for page, err := range pages {
+		for page, err := range listPages[T](ctx, c, ep, opts, false, ids...) {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -362,188 +283,169 @@ func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpti
 	}
 }
 
+// listPage sends one GET for a page of the list at ep: the page
+// opts.Resume names, or the page opts select. The token of a last page
+// gives no items and a nil Response, and nothing is sent.
+func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
+	path, err := ep.path(ids...)
+	if err != nil {
+		return nil, nil, err
+	}
+	pos, err := c.startPosition(ep, path, opts)
+	if err != nil || pos.End {
+		return []*T{}, nil, err
+	}
+	req, err := pos.request(ctx, c, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fetchList[T](c, ep, req)
+}
+
 // startPosition is where a list starts: the page opts.Resume names, or
 // the page opts select.
 func (c *Client) startPosition(ep *endpoint, path string, opts *ListOptions) (position, error) {
-	if opts != nil && opts.Resume != "" {
+	if opts == nil {
+		return position{}, nil
+	}
+	if opts.Resume != "" {
 		return c.resume(ep, path, opts.Resume)
 	}
-	pos := position{opts: opts.clone()}
-	pos.opts.Resume = ""
-	return pos, nil
+	return position{Page: opts.Page, PerPage: opts.PerPage, Cursor: opts.Cursor, Extra: maps.Clone(opts.Extra)}, nil
 }
 
-// pager is the state of one iteration over the list at path of ep: where
-// the next page is, and what the loop guard remembers.
+// request builds the GET for the page pos names.
+func (pos *position) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
+	if pos.Next != "" {
+		return c.NewRequest(ctx, http.MethodGet, pos.Next, nil)
+	}
+	u, err := withListOptions(path, &ListOptions{Page: pos.Page, PerPage: pos.PerPage, Cursor: pos.Cursor, Extra: pos.Extra})
+	if err != nil {
+		return nil, err
+	}
+	return c.NewRequest(ctx, http.MethodGet, u, nil)
+}
+
+// pager is the state of one iteration over the list at path of ep.
 type pager[T any] struct {
-	c    *Client
-	ep   *endpoint
-	path string
-	position
+	c      *Client
+	ep     *endpoint
+	path   string
+	pos    position // where the next page is
 	guard  loopGuard
 	tokens bool     // whether each page gets its Next token
 	shared *Page[T] // without tokens, one Page serves every page
 }
 
-// next reads the page the position names and moves the position to the
-// page after it, or to the end. It fails, yielding none of the page's
-// items, when the page repeats one already read or its next page cannot
-// be followed or saved in a token.
+// next reads the page pos names and moves pos to the page after it, or to
+// the end. It fails, yielding none of the page's items, when the page
+// repeats one already asked for or read, or its next page can be neither
+// followed nor saved in a token.
 func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
-	req, err := p.request(ctx)
+	req, err := p.pos.request(ctx, p.c, p.path)
 	if err != nil {
 		return nil, err
+	}
+	if p.guard.asked(req.URL) {
+		return nil, pageError(req, nil, "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping")
 	}
 	items, resp, err := fetchList[T](p.c, p.ep, req)
 	if err != nil {
 		return nil, err
 	}
-	if p.guard.read(rawItems(items)) {
+	if sum, ok := itemsSum(items); ok && p.guard.seen(sum) {
 		return nil, pageError(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
 	}
-	if len(items) == 0 {
-		p.end = true
-	} else if err := p.advance(resp); err != nil {
+	if err := p.advance(resp, len(items) == 0); err != nil {
 		return nil, err
 	}
 	page := p.shared
 	if page == nil {
 		page = new(Page[T])
-		if !p.tokens {
-			p.shared = page
-		}
 	}
 	*page = Page[T]{Items: items, Response: resp}
-	if p.tokens {
-		if page.Next, err = p.c.token(p.ep, p.path, &p.position); err != nil {
-			return nil, pageError(req, resp, err.Error())
-		}
+	if !p.tokens {
+		p.shared = page
+	} else if page.Next, err = p.c.token(p.ep, p.path, &p.pos); err != nil {
+		return nil, pageError(req, resp, err.Error())
 	}
 	return page, nil
 }
 
-// request builds the request for the page the position names, or fails
-// when that page was asked for already.
-func (p *pager[T]) request(ctx context.Context) (*http.Request, error) {
-	req, page, cursor, err := p.position.request(ctx, p.c, p.path)
-	if err != nil {
-		return nil, err
-	}
-	if p.guard.asked(req.URL.String(), page, cursor) {
-		return nil, pageError(req, nil, "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping")
-	}
-	return req, nil
-}
-
-// advance moves to the next page resp announces, or to the end when it
-// announces none. A next link must pass checkNextLink.
-func (p *pager[T]) advance(resp *Response) error {
+// advance moves pos to the next page resp announces, or to the end when
+// it announces none or the page was empty.
+func (p *pager[T]) advance(resp *Response, empty bool) error {
 	switch {
+	case empty:
+		p.pos = position{End: true}
 	case resp.NextURL != "":
 		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
 			return invalidArgument("next page: %v", err)
 		}
-		p.nextURL, p.nextPage, p.nextCursor = resp.NextURL, resp.NextPage, resp.NextCursor
+		p.pos.Next = resp.NextURL
 	case resp.NextCursor != "":
-		p.nextURL, p.opts.Cursor = "", resp.NextCursor
+		p.pos.Next, p.pos.Cursor = "", resp.NextCursor
 	case resp.NextPage != 0:
-		p.nextURL, p.opts.Page = "", resp.NextPage
+		p.pos.Next, p.pos.Page = "", resp.NextPage
 	default:
-		p.end = true
+		p.pos = position{End: true}
 	}
 	return nil
 }
 
-// request builds the GET for the page pos names, and returns the page
-// number (0: none) and cursor ("": none) that identify it.
-func (pos *position) request(ctx context.Context, c *Client, path string) (req *http.Request, page int, cursor string, err error) {
-	if pos.nextURL != "" {
-		if req, err = c.NewRequest(ctx, http.MethodGet, pos.nextURL, nil); err != nil {
-			return nil, 0, "", fmt.Errorf("seoapi: next page: %w", err)
-		}
-		return req, pos.nextPage, pos.nextCursor, nil
-	}
-	if req, err = newListRequest(ctx, c, path, &pos.opts); err != nil {
-		return nil, 0, "", err
-	}
-	// A cursor, when there is one, says which page this is; the page
-	// number then stays as the caller gave it.
-	page, cursor = max(pos.opts.Page, 1), pos.opts.Cursor
-	if cursor != "" {
-		page = 0
-	}
-	return req, page, cursor, nil
-}
-
 // loopGuard stops an iteration whose server announces a page it already
-// sent, before any of that page's items is yielded. It keeps one set of
-// SHA-256 sums (a few dozen bytes a page, whatever a cursor's length): of
-// each page asked for, by its URL, page number and cursor, and of the
-// items of each page read, which catches a server that ignores the page
-// or cursor it is asked for and sends a page again under a new link.
-type loopGuard struct {
-	seen map[[sha256.Size]byte]struct{}
-}
+// sent, before any of that page's items is yielded. It keeps the SHA-256
+// sums of each page asked for (its URL, page number and cursor) and of the
+// items of each page read, so that a server that ignores the page or
+// cursor it is asked for and sends a page again is caught too. It holds a
+// few hundred bytes a page.
+type loopGuard map[[sha256.Size]byte]bool
 
-// asked reports whether a page with this URL, page number (0: none) or
-// cursor ("": none) was asked for already, and records it.
-func (g *loopGuard) asked(url string, page int, cursor string) bool {
-	ids := [][sha256.Size]byte{sha256.Sum256([]byte("url " + url))}
-	if page > 0 {
-		ids = append(ids, sha256.Sum256([]byte("page "+strconv.Itoa(page))))
+// asked reports whether a page with u's URL, page number or cursor was
+// asked for already, and records them. A URL with no query asks for page 1.
+func (g *loopGuard) asked(u *url.URL) bool {
+	q := u.Query()
+	page, cursor := q.Get("page"), q.Get("cursor")
+	if u.RawQuery == "" {
+		page = "1"
+	}
+	repeat := g.seen(sha256.Sum256([]byte("url " + u.String())))
+	if page != "" {
+		repeat = g.seen(sha256.Sum256([]byte("page "+page))) || repeat
 	}
 	if cursor != "" {
-		ids = append(ids, sha256.Sum256([]byte("cursor "+cursor)))
-	}
-	return g.record(ids...)
-}
-
-// read reports whether a page holding these items, byte for byte, was
-// read already, and records it. A page with no items, or whose items keep
-// no raw JSON, is never a repeat.
-func (g *loopGuard) read(items [][]byte) bool {
-	if len(items) == 0 {
-		return false
-	}
-	h := sha256.New()
-	h.Write([]byte("items "))
-	for _, item := range items {
-		h.Write(item)
-	}
-	var sum [sha256.Size]byte
-	return g.record([sha256.Size]byte(h.Sum(sum[:0])))
-}
-
-// record reports whether any of ids is in the set, and adds them.
-func (g *loopGuard) record(ids ...[sha256.Size]byte) bool {
-	if g.seen == nil {
-		g.seen = make(map[[sha256.Size]byte]struct{})
-	}
-	repeat := false
-	for _, id := range ids {
-		_, ok := g.seen[id]
-		repeat = repeat || ok
-		g.seen[id] = struct{}{}
+		repeat = g.seen(sha256.Sum256([]byte("cursor "+cursor))) || repeat
 	}
 	return repeat
 }
 
-// rawItems returns the raw JSON of each item, or nil when an item keeps
-// none.
-func rawItems[T any](items []*T) [][]byte {
-	raw := make([][]byte, len(items))
-	for i, item := range items {
-		r, ok := any(item).(interface{ Raw() json.RawMessage })
-		if !ok || r.Raw() == nil {
-			return nil
-		}
-		raw[i] = r.Raw()
+// seen reports whether sum was seen already, and records it.
+func (g *loopGuard) seen(sum [sha256.Size]byte) bool {
+	if *g == nil {
+		*g = make(loopGuard)
 	}
-	return raw
+	repeat := (*g)[sum]
+	(*g)[sum] = true
+	return repeat
 }
 
-// pageError is the error of a page that cannot be read or followed: not
-// sent when resp is nil.
+// itemsSum is the sum of the items' raw JSON; ok is false for a page with
+// no items or with an item that keeps no raw JSON.
+func itemsSum[T any](items []*T) (sum [sha256.Size]byte, ok bool) {
+	h := sha256.New()
+	h.Write([]byte("items "))
+	for _, item := range items {
+		r, ok := any(item).(interface{ Raw() json.RawMessage })
+		if !ok || r.Raw() == nil {
+			return sum, false
+		}
+		h.Write(r.Raw())
+	}
+	return [sha256.Size]byte(h.Sum(nil)), len(items) > 0
+}
+
+// pageError is the ErrUnexpectedResponse of a page that cannot be read or
+// followed; resp is nil when its request was not sent.
 func pageError(req *http.Request, resp *Response, msg string) error {
 	e := &APIError{Method: req.Method, URL: redactedURL(req), Message: msg, kind: ErrUnexpectedResponse}
 	if resp != nil && resp.Response != nil {
@@ -552,44 +454,9 @@ func pageError(req *http.Request, resp *Response, msg string) error {
 	return e
 }
 
-// failed is an iterator that yields err once, for arguments rejected
-// before the first page.
-func failed[T any](err error) iter.Seq2[*T, error] {
-	return func(yield func(*T, error) bool) { yield(nil, err) }
-}
-
-// listPage sends one GET for a page of the list at ep: the page
-// opts.Resume names, or the page opts select. The token of a last page
-// gives no items and a nil Response, without a request.
-func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
-	path, err := ep.path(ids...)
-	if err != nil {
-		return nil, nil, err
-	}
-	pos, err := c.startPosition(ep, path, opts)
-	if err != nil || pos.end {
-		return []*T{}, nil, err
-	}
-	req, _, _, err := pos.request(ctx, c, path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return fetchList[T](c, ep, req)
-}
-
-// newListRequest builds the GET for path with the query of opts.
-func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptions) (*http.Request, error) {
-	u, err := withListOptions(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.NewRequest(ctx, http.MethodGet, u, nil)
-}
-
 // fetchList sends a list request and decodes the page. A next link or
-// cursor that holds the API key fails the page with ErrUnexpectedResponse
-// and is dropped from the Response: the SDK neither sends it on nor
-// rewrites it.
+// cursor that holds the API key fails the page and is dropped from the
+// Response: the SDK neither follows nor rewrites it.
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.do(req, ep, &list)

@@ -65,9 +65,9 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	path, err := ep.path("w1")
 	require.NoError(t, err)
 	tok := func(next string) tokenData {
-		return tokenData{V: tokenVersion, Route: ep.route, Path: path, Next: next, NextPage: 2}
+		return tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Next: next}}
 	}
-	plain := tokenData{V: tokenVersion, Route: ep.route, Path: path, Page: 2}
+	plain := tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Page: 2}}
 	other, err := NewClient(srv.URL+"/v1", "sk_internal_other", WithoutRateLimit())
 	require.NoError(t, err)
 
@@ -88,7 +88,7 @@ func TestForgedTokensAreRefused(t *testing.T) {
 		{"another version", signed(c, tokenData{V: tokenVersion + 1, Route: ep.route, Path: path})},
 		{"another route, same path", signed(c, tokenData{V: tokenVersion, Route: listAPIKeys.route, Path: path})},
 		{"another path", signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: "api/workspaces/w2/projects"})},
-		{"negative page", signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: path, Page: -1})},
+		{"negative page", signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Page: -1}})},
 		{"tagged with a plain SHA-256", withTag(plain, func(p string) []byte { s := sha256.Sum256([]byte(p)); return s[:] })},
 		{"tagged with another key", signed(other, plain)},
 		{"tagged with the key itself, not the derived one", withTag(plain, func(p string) []byte {
@@ -150,21 +150,16 @@ func TestTokenRoundTrip(t *testing.T) {
 		name string
 		pos  position
 	}{
-		{"options and a link", position{
-			opts: ListOptions{Page: 3, PerPage: 25, Cursor: "c_9", Extra: url.Values{
-				"status": {"active", "paused"}, "empty": {}, "blank": {""}, "ünï": {"çödé &=?"},
-			}},
-			nextURL:    "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=4&per_page=25",
-			nextPage:   4,
-			nextCursor: "n_1",
-		}},
+		{"options", position{Page: 3, PerPage: 25, Cursor: "c_9", Extra: url.Values{
+			"status": {"active", "paused"}, "empty": {}, "blank": {""}, "ünï": {"çödé &=?"},
+		}}},
+		{"a link", position{Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=4&per_page=25"}},
 		{"a page number past 32 bits in a link", position{
-			nextURL:  "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=1700000000000",
-			nextPage: 1700000000000,
+			Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=1700000000000",
 		}},
-		{"a page number past 31 bits", position{opts: ListOptions{Page: 3000000000}}},
-		{"a 70 KB cursor", position{opts: ListOptions{Cursor: long}}},
-		{"the end", position{end: true}},
+		{"a page number past 31 bits", position{Page: 3000000000}},
+		{"a 70 KB cursor", position{Cursor: long}},
+		{"the end", position{End: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,11 +176,11 @@ func TestTokenRoundTrip(t *testing.T) {
 
 	key := "sk_internal_0123"
 	for _, pos := range []position{
-		{opts: ListOptions{Cursor: "a" + key}},
-		{opts: ListOptions{Extra: url.Values{"k": {key}}}},
-		{nextURL: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?k=" + key},
-		{nextCursor: strings.ToUpper("x") + key},
-		{opts: ListOptions{Cursor: "\xff"}},
+		{Cursor: "a" + key},
+		{Extra: url.Values{"k": {key}}},
+		{Extra: url.Values{key: {"v"}}},
+		{Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?k=" + key},
+		{Cursor: "\xff"},
 	} {
 		token, err := c.token(ep, path, &pos)
 		assert.Error(t, err, "%+v", pos)
@@ -205,9 +200,9 @@ func FuzzResumeToken(f *testing.F) {
 	path, _ := ep.path()
 	for _, pos := range []position{
 		{},
-		{opts: ListOptions{Page: 2, PerPage: 10, Extra: url.Values{"q": {"a", "b"}}}},
-		{nextURL: "https://api.example.com/v1/api/workspaces?page=3", nextPage: 3, nextCursor: "x"},
-		{end: true},
+		{Page: 2, PerPage: 10, Extra: url.Values{"q": {"a", "b"}}},
+		{Next: "https://api.example.com/v1/api/workspaces?page=3"},
+		{End: true},
 	} {
 		token, err := c.token(ep, path, &pos)
 		if err != nil {
@@ -215,7 +210,7 @@ func FuzzResumeToken(f *testing.F) {
 		}
 		f.Add(token)
 	}
-	f.Add(signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: path, Next: "https://evil.example.com/v1/api/workspaces"}))
+	f.Add(signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Next: "https://evil.example.com/v1/api/workspaces"}}))
 	f.Add("")
 	f.Add(".")
 	f.Fuzz(func(t *testing.T, token string) {
@@ -226,10 +221,10 @@ func FuzzResumeToken(f *testing.F) {
 			}
 			return
 		}
-		if pos.nextURL != "" {
-			u, err := url.Parse(pos.nextURL)
-			if err != nil || !c.underBase(u) || !samePath(u.EscapedPath(), "/v1/"+path) {
-				t.Fatalf("accepted a next link off the list's path: %q", pos.nextURL)
+		if pos.Next != "" {
+			u, err := url.Parse(pos.Next)
+			if err != nil || !c.underBase(u) || u.EscapedPath() != "/v1/"+path {
+				t.Fatalf("accepted a next link off the list's path: %q", pos.Next)
 			}
 		}
 		again, err := c.token(ep, path, &pos)
