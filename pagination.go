@@ -28,13 +28,10 @@ type ListOptions struct {
 	// Resume is the Next token of an earlier page of the same list
 	// (Page.Next): List, All and Pages given it start at the page it
 	// names, with the options it recorded, and ignore the other fields.
-	// The token of a last page names the end of the list: All and Pages
-	// yield nothing, and List returns no items and a nil Response, all
-	// without sending a request. A token is authenticated with a key
-	// derived from the client's API key and base URL: one from a client
-	// with another key (rotating the key makes every saved token fail)
-	// or another base URL, from another list (another path, resource or
-	// ID), or one that is malformed or altered fails with
+	// Given a last page's token, All and Pages yield nothing and List
+	// returns no items and a nil Response, sending nothing. A token made
+	// by a client with another API key (rotating the key makes saved
+	// tokens fail) or base URL, for another list, or altered fails with
 	// ErrInvalidArgument before anything is sent.
 	Resume string `url:"-"`
 }
@@ -223,27 +220,20 @@ type Page[T any] struct {
 	Items []*T
 	// Response is the server's response to the page's request.
 	Response *Response
-	// Next says where the next page is, whatever paging style the server
-	// used: set it as ListOptions.Resume to start there later, in this
-	// process or another. On the last page it names the end of the list,
-	// so that a job that saves Next after each page and runs again after
-	// it finished does nothing rather than start over; Pages never yields
-	// a page whose Next is "". It is printable and safe to keep in a
-	// file, a database or a log: it holds no key and no secret, only the
-	// list's path, the options and where the server said the next page
-	// is. It is authenticated with a key derived from the client's API key
-	// and base URL: it cannot be forged, and rotating the key makes it
-	// fail. How long it stays usable is up to the server (a cursor may
-	// expire).
+	// Next says where the next page is: set it as ListOptions.Resume to
+	// start there later, in this process or another. On the last page it
+	// names the end of the list, so a finished job run again does nothing;
+	// it is never "". It is printable and holds no key or secret; it is
+	// authenticated with a key derived from the client's API key, so it
+	// cannot be forged and rotating the key makes it fail. A server may
+	// expire the cursor it holds.
 	Next string
 }
 
 // listPages iterates over the pages of the list at ep, from opts.Resume
-// when set, following the next page each page announces. It yields an
-// error once and stops: when a request fails, a page repeats one already
-// asked for or read (see loopGuard), or a next link fails checkNextLink.
-// It ends after an empty page or one that announces no next page. With
-// tokens, each page gets its Next token and is a new Page.
+// when set, following the next page each page announces, until a page is
+// empty or announces none. An error is yielded once and ends it. With
+// tokens, each page gets its Next token.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	path, err := ep.path(ids...)
 	if err != nil {
@@ -252,7 +242,7 @@ func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOp
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
 		pos, err := c.startPosition(ep, path, opts)
-		p := &pager[T]{c: c, ep: ep, path: path, pos: pos, tokens: tokens}
+		p := &pager[T]{c: c, ep: ep, path: path, pos: pos, guard: loopGuard{}, tokens: tokens}
 		for err == nil && !p.pos.End {
 			var page *Page[T]
 			if page, err = p.next(ctx); err == nil && !yield(page, nil) {
@@ -333,14 +323,12 @@ type pager[T any] struct {
 	path   string
 	pos    position // where the next page is
 	guard  loopGuard
-	tokens bool     // whether each page gets its Next token
-	shared *Page[T] // without tokens, one Page serves every page
+	tokens bool // whether each page gets its Next token
 }
 
-// next reads the page pos names and moves pos to the page after it, or to
-// the end. It fails, yielding none of the page's items, when the page
-// repeats one already asked for or read, or its next page can be neither
-// followed nor saved in a token.
+// next reads the page pos names and moves pos on. It fails, before the
+// page's items are yielded, when the page repeats one already asked for or
+// read, or its next page can be neither followed nor saved in a token.
 func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	req, err := p.pos.request(ctx, p.c, p.path)
 	if err != nil {
@@ -359,15 +347,11 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	if err := p.advance(resp, len(items) == 0); err != nil {
 		return nil, err
 	}
-	page := p.shared
-	if page == nil {
-		page = new(Page[T])
-	}
-	*page = Page[T]{Items: items, Response: resp}
-	if !p.tokens {
-		p.shared = page
-	} else if page.Next, err = p.c.token(p.ep, p.path, &p.pos); err != nil {
-		return nil, pageError(req, resp, err.Error())
+	page := &Page[T]{Items: items, Response: resp}
+	if p.tokens {
+		if page.Next, err = p.c.token(p.ep, p.path, &p.pos); err != nil {
+			return nil, pageError(req, resp, err.Error())
+		}
 	}
 	return page, nil
 }
@@ -403,7 +387,7 @@ type loopGuard map[[sha256.Size]byte]bool
 
 // asked reports whether a page with u's URL, page number or cursor was
 // asked for already, and records them. A URL with no query asks for page 1.
-func (g *loopGuard) asked(u *url.URL) bool {
+func (g loopGuard) asked(u *url.URL) bool {
 	q := u.Query()
 	page, cursor := q.Get("page"), q.Get("cursor")
 	if u.RawQuery == "" {
@@ -420,12 +404,9 @@ func (g *loopGuard) asked(u *url.URL) bool {
 }
 
 // seen reports whether sum was seen already, and records it.
-func (g *loopGuard) seen(sum [sha256.Size]byte) bool {
-	if *g == nil {
-		*g = make(loopGuard)
-	}
-	repeat := (*g)[sum]
-	(*g)[sum] = true
+func (g loopGuard) seen(sum [sha256.Size]byte) bool {
+	repeat := g[sum]
+	g[sum] = true
 	return repeat
 }
 

@@ -26,7 +26,7 @@ const (
 	maxToken     = 1 << 20 // bytes; a position whose token is longer fails when its page is read
 )
 
-// token is what a Next token holds: the list it belongs to, and where its
+// tokenData is what a Next token holds: the list it belongs to, and where its
 // next page is.
 type tokenData struct {
 	V     int    `json:"v"`
