@@ -494,9 +494,8 @@ func TestAllUsesLimiterAndRetries(t *testing.T) {
 
 // BenchmarkAllMemory reports the live heap while All iterates over lists
 // of 10 000, 100 000 and 1 000 000 items (goal: the current page and the
-// loop guard's few hundred bytes a page, nothing else per page; measured
-// 261 KB, 305 KB and 476 KB for 10, 100 and 1000 pages of 1000 items, about
-// 210 bytes a page for the guard). The live heap is measured after a
+// loop guard's few hundred bytes a page, nothing else per page; figures in
+// docs/pagination.md). The live heap is measured after a
 // forced GC at the last item, less the live heap before the iteration
 // began: what the iteration holds, its current page included. Pages of
 // 1000 items keep the million affordable in a smoke run (-benchtime 1x).
