@@ -30,6 +30,9 @@ type result struct {
 	data     []byte         // its body, read whole within the cap
 	tooLarge bool           // a 2xx body over the cap: data holds its start
 	rate     rateHeaders    // what resp's headers say, read once
+	// link is the Link header as the server sent it: a next link that
+	// holds the key fails its page (fetchList) instead of being redacted.
+	link []string
 
 	err     error     // why there is no answer to use
 	refusal *APIError // the limiter's refusal to wait, when that is err
@@ -160,9 +163,10 @@ func (cl *call) settle(ctx context.Context, resp *http.Response, err error) (boo
 func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	c := cl.client
 	now := c.now()
+	link := resp.Header.Values("Link")
 	resp.Header = c.redact.header(resp.Header)
 	resp.Status = c.redact.string(resp.Status)
-	r := result{resp: resp, status: resp.StatusCode, sent: true, rate: readRateHeaders(resp.Header, now)}
+	r := result{resp: resp, status: resp.StatusCode, sent: true, link: link, rate: readRateHeaders(resp.Header, now)}
 	if f, ok := r.rate.hold(resp.StatusCode, now); ok {
 		c.transport.limiter.feedback(ctx, f)
 	}

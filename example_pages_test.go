@@ -10,9 +10,9 @@ import (
 	"github.com/seoapi/seoapi-go/seoapitest"
 )
 
-// printPage prints the names on a page and whether another follows.
-func printPage(n int, names []string, next string) {
-	fmt.Printf("page %d: %s (last: %t)\n", n, strings.Join(names, ", "), next == "")
+// printPage prints the names on a page.
+func printPage(n int, names []string) {
+	fmt.Printf("page %d: %s\n", n, strings.Join(names, ", "))
 }
 
 func ExampleWorkspacesService_Pages() {
@@ -39,11 +39,11 @@ func ExampleWorkspacesService_Pages() {
 		for _, ws := range page.Items {
 			names = append(names, ws.Name)
 		}
-		printPage(n, names, page.Next)
+		printPage(n, names)
 	}
 	// Output:
-	// page 1: Default workspace, Acme (last: false)
-	// page 2: Globex, Initech (last: true)
+	// page 1: Default workspace, Acme
+	// page 2: Globex, Initech
 }
 
 func ExampleProjectsService_Pages() {
@@ -71,11 +71,11 @@ func ExampleProjectsService_Pages() {
 		for _, p := range page.Items {
 			names = append(names, p.Name)
 		}
-		printPage(n, names, page.Next)
+		printPage(n, names)
 	}
 	// Output:
-	// page 1: Shop, Blog (last: false)
-	// page 2: Docs (last: true)
+	// page 1: Shop, Blog
+	// page 2: Docs
 }
 
 func ExampleContentPlansService_Pages() {
@@ -103,11 +103,11 @@ func ExampleContentPlansService_Pages() {
 		for _, plan := range page.Items {
 			names = append(names, plan.Name)
 		}
-		printPage(n, names, page.Next)
+		printPage(n, names)
 	}
 	// Output:
-	// page 1: Q1, Q2 (last: false)
-	// page 2: Q3, Q4 (last: true)
+	// page 1: Q1, Q2
+	// page 2: Q3, Q4
 }
 
 func ExampleMembersService_Pages() {
@@ -136,12 +136,12 @@ func ExampleMembersService_Pages() {
 		for _, m := range page.Items {
 			emails = append(emails, m.Email)
 		}
-		printPage(n, emails, page.Next)
+		printPage(n, emails)
 	}
 	// Output:
-	// page 1: ana@acme.example (last: false)
-	// page 2: bo@acme.example (last: false)
-	// page 3: cy@acme.example (last: true)
+	// page 1: ana@acme.example
+	// page 2: bo@acme.example
+	// page 3: cy@acme.example
 }
 
 func ExampleCompetitorsService_Pages() {
@@ -202,16 +202,18 @@ func ExampleAPIKeysService_Pages() {
 		for _, k := range page.Items {
 			names = append(names, k.Name)
 		}
-		printPage(n, names, page.Next)
+		printPage(n, names)
 	}
 	// Output:
-	// page 1: ci, backup (last: false)
-	// page 2: reports (last: true)
+	// page 1: ci, backup
+	// page 2: reports
 }
 
 // A long job saves each page's Next token (to a file, a database) and, when
 // it is restarted, resumes from the saved token: no page is fetched twice
-// and no item is missed, whatever paging the server uses.
+// and no item is missed, whatever paging the server uses. The last page's
+// Next names the end of the list, so a job run again after it finished
+// does nothing: "" means only that no page was read yet.
 func ExampleListOptions_resume() {
 	fake := seoapitest.New()
 	srv := httptest.NewServer(fake)
@@ -248,7 +250,9 @@ func ExampleListOptions_resume() {
 	}
 	job(1) // the first run stops after one page
 	job(0) // the second resumes where it stopped
+	job(0) // a third finds the job done: no request, no item
 	// Output:
 	// a b (stopped)
 	// c d e (done)
+	// (done)
 }

@@ -2,11 +2,13 @@ package seoapi
 
 import (
 	"context"
-	"fmt"
-	"hash/maphash"
+	"crypto/sha256"
+	"encoding/json"
 	"iter"
+	"maps"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -26,24 +28,12 @@ type ListOptions struct {
 	// Resume is the Next token of an earlier page of the same list
 	// (Page.Next): List, All and Pages given it start at the page it
 	// names, with the options it recorded, and ignore the other fields.
-	// A token from another list (another path, resource or ID), from a
-	// client with another base URL, or one that is malformed or altered
-	// fails with ErrInvalidArgument before anything is sent.
+	// Given a last page's token, All and Pages yield nothing and List
+	// returns no items and a nil Response, sending nothing. A token made
+	// by a client with another API key (rotating the key makes saved
+	// tokens fail) or base URL, for another list, or altered fails with
+	// ErrInvalidArgument before anything is sent.
 	Resume string `url:"-"`
-}
-
-func (o *ListOptions) clone() ListOptions {
-	if o == nil {
-		return ListOptions{}
-	}
-	c := *o
-	if o.Extra != nil {
-		c.Extra = make(url.Values, len(o.Extra))
-		for k, v := range o.Extra {
-			c.Extra[k] = append([]string(nil), v...)
-		}
-	}
-	return c
 }
 
 // withListOptions adds the query parameters of opts to path. Negative page
@@ -55,36 +45,49 @@ func withListOptions(path string, opts *ListOptions) (string, error) {
 	if opts.Page < 0 || opts.PerPage < 0 {
 		return "", invalidArgument("ListOptions: negative Page or PerPage")
 	}
-	// A copy: the encoder keeps its argument, so opts itself (a pager's,
-	// say) stays where it is.
-	o := *opts
+	o := *opts // the encoder keeps its argument: opts stay where they are
 	q, err := query.Values(&o)
 	if err != nil {
 		return "", invalidArgument("ListOptions: %v", err)
 	}
-	for k, v := range opts.Extra {
-		q[k] = v
-	}
+	maps.Copy(q, opts.Extra)
 	if len(q) == 0 {
 		return path, nil
 	}
 	return path + "?" + q.Encode(), nil
 }
 
-// readLink records the rel="next" target of the Link header (RFC 8288),
+// maxLinks bounds the links read from one Link header.
+const maxLinks = 64
+
+// linkRe matches one link of a Link header (RFC 8288), its target and its
+// parameters; relRe matches a rel parameter, quoted or not.
+var (
+	linkRe = regexp.MustCompile(`<([^>]*)>([^<]*)`)
+	relRe  = regexp.MustCompile(`(?i);\s*rel\s*=\s*("[^"]*"|[^\s;,]+)`)
+)
+
+// readLink records the first rel="next" target of the Link headers,
 // resolved against the request URL.
-func (r *Response) readLink(h http.Header) {
-	for _, v := range h.Values("Link") {
-		for _, link := range parseLinkHeader(v) {
-			if !link.hasRel("next") {
+func (r *Response) readLink(values []string) {
+	for _, v := range values {
+		for _, link := range linkRe.FindAllStringSubmatch(v, maxLinks) {
+			rel := relRe.FindStringSubmatch(link[2])
+			if rel == nil {
 				continue
 			}
-			r.setNextURL(link.target)
-			return
+			for _, name := range strings.Fields(strings.Trim(rel[1], `"`)) {
+				if strings.EqualFold(name, "next") {
+					r.setNextURL(strings.TrimSpace(link[1]))
+					return
+				}
+			}
 		}
 	}
 }
 
+// setNextURL records target, resolved against the request URL, with the
+// page number and cursor its query holds.
 func (r *Response) setNextURL(target string) {
 	ref, err := url.Parse(target)
 	if err != nil {
@@ -101,73 +104,6 @@ func (r *Response) setNextURL(target string) {
 	if c := q.Get("cursor"); c != "" {
 		r.NextCursor = c
 	}
-}
-
-type link struct {
-	target string
-	rels   []string
-}
-
-func (l link) hasRel(rel string) bool {
-	for _, r := range l.rels {
-		if strings.EqualFold(r, rel) {
-			return true
-		}
-	}
-	return false
-}
-
-// maxLinks bounds the work spent on one Link header.
-const maxLinks = 64
-
-// parseLinkHeader reads `<target>; rel="next"; title="x", <target2>; ...`.
-// Commas inside <...> or quoted parameter values do not split links.
-func parseLinkHeader(v string) []link {
-	var links []link
-	for len(links) < maxLinks {
-		start := strings.IndexByte(v, '<')
-		if start < 0 {
-			break
-		}
-		end := strings.IndexByte(v[start:], '>')
-		if end < 0 {
-			break
-		}
-		l := link{target: strings.TrimSpace(v[start+1 : start+end])}
-		v = v[start+end+1:]
-		params, rest := splitLinkParams(v)
-		v = rest
-		for _, p := range params {
-			name, value, ok := strings.Cut(p, "=")
-			if !ok || !strings.EqualFold(strings.TrimSpace(name), "rel") {
-				continue
-			}
-			l.rels = append(l.rels, strings.Fields(strings.Trim(strings.TrimSpace(value), `"`))...)
-		}
-		links = append(links, l)
-	}
-	return links
-}
-
-// splitLinkParams returns the ';'-separated parameters up to the comma
-// that ends this link, and what follows it.
-func splitLinkParams(v string) (params []string, rest string) {
-	inQuote := false
-	last := 0
-	for i := 0; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '"':
-			inQuote = !inQuote
-		case c == '\\' && inQuote:
-			i++
-		case c == ';' && !inQuote:
-			params = append(params, v[last:i])
-			last = i + 1
-		case c == ',' && !inQuote:
-			return append(params, v[last:i]), v[i+1:]
-		}
-	}
-	return append(params, v[last:]), ""
 }
 
 // readEnvelope records the next page an enveloped list body announces,
@@ -284,81 +220,46 @@ type Page[T any] struct {
 	Items []*T
 	// Response is the server's response to the page's request.
 	Response *Response
-	// Next says where the next page is, whatever paging style the server
-	// used (a Link header, a next link, a cursor or a page number): set
-	// it as ListOptions.Resume to start there later, in this process or
-	// another. It is "" on the last page. It is opaque and printable
-	// (base64url), safe to keep in a file, a database or a log: it holds
-	// no key and no secret, only the list's path, the options and where
-	// the server said the next page is, bound to the list and to the
-	// client's base URL. How long it stays usable is up to the server (a
-	// cursor may expire). Its format carries a version, so that a later
-	// SDK can keep reading it.
+	// Next says where the next page is: set it as ListOptions.Resume to
+	// start there later, in this process or another. On the last page it
+	// names the end of the list, so a finished job run again does nothing;
+	// it is never "". It is printable and holds no key or secret; it is
+	// authenticated with a key derived from the client's API key, so it
+	// cannot be forged and rotating the key makes it fail. A server may
+	// expire the cursor it holds.
 	Next string
 }
 
-// listPages iterates over the pages of the list at ep, following the next
-// page the server announces; it starts at opts.Resume when that is set.
-// It copies opts and never changes them. It yields an error once and
-// stops: when a request fails, when a next page repeats one already
-// fetched (see loopGuard), or when a next link leaves the client's base
-// URL. It ends quietly after an empty page or one that announces no next
-// page. With tokens, each page but the last carries its Next token, and
-// each is a new Page the caller may keep. Its memory does not grow with
-// the number of pages.
+// listPages iterates over the pages of the list at ep, from opts.Resume
+// when set, following the next page each page announces, until a page is
+// empty or announces none. An error is yielded once and ends it. With
+// tokens, each page gets its Next token.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	path, err := ep.path(ids...)
 	if err != nil {
-		return failed[Page[T]](err)
+		return func(yield func(*Page[T], error) bool) { yield(nil, err) }
 	}
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
-		start, err := c.startPosition(ep, path, opts)
+		pos, err := c.startPosition(ep, path, opts)
+		p := &pager[T]{c: c, ep: ep, path: path, pos: pos, guard: loopGuard{}, tokens: tokens}
+		for err == nil && !p.pos.End {
+			var page *Page[T]
+			if page, err = p.next(ctx); err == nil && !yield(page, nil) {
+				return
+			}
+		}
 		if err != nil {
 			yield(nil, err)
-			return
-		}
-		p := newPager(start)
-		// Without tokens (for All, which reads only Items and keeps no
-		// page), one Page serves every page.
-		var shared *Page[T]
-		if !tokens {
-			shared = new(Page[T])
-		}
-		for {
-			req, err := p.request(ctx, c, path)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			items, resp, err := fetchList[T](c, ep, req)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			page := shared
-			if page == nil {
-				page = new(Page[T])
-			}
-			*page = Page[T]{Items: items, Response: resp}
-			more := len(items) > 0 && p.advance(resp)
-			if more && tokens {
-				page.Next = c.token(ep, path, &p.position)
-			}
-			if !yield(page, nil) || !more {
-				return
-			}
 		}
 	}
 }
 
 // listAll iterates over every item of the list at ep: the items of
-// listPages, in order. An error is yielded once, with a nil item, and ends
-// the iteration.
+// listPages, in order. An error is yielded once, with a nil item.
 func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) iter.Seq2[*T, error] {
-	pages := listPages[T](ctx, c, ep, opts, false, ids...)
 	return func(yield func(*T, error) bool) {
-		for page, err := range pages {
+		for page, err := range listPages[T](ctx, c, ep, opts, false, ids...) {
 			if err != nil {
 				yield(nil, err)
 				return
@@ -372,221 +273,180 @@ func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpti
 	}
 }
 
-// startPosition is where a list starts: the page opts.Resume names, or
-// the page opts select.
-func (c *Client) startPosition(ep *endpoint, path string, opts *ListOptions) (position, error) {
-	if opts != nil && opts.Resume != "" {
-		return c.resume(ep, path, opts.Resume)
-	}
-	pos := position{opts: opts.clone()}
-	pos.opts.Resume = ""
-	return pos, nil
-}
-
-// pager is the state of one iteration: where the next page is, and what
-// loopGuard remembers of the pages fetched.
-type pager struct {
-	position
-	loop loopGuard
-}
-
-func newPager(start position) *pager {
-	// The pager changes only the page number and cursor of its options,
-	// never Extra, which it shares with start.
-	p := &pager{position: start}
-	p.loop.init()
-	return p
-}
-
-// request builds the request for the next page, or fails when that page
-// repeats one already fetched.
-func (p *pager) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
-	req, page, cursor, err := p.position.request(ctx, c, path)
-	if err != nil {
-		return nil, err
-	}
-	if p.loop.repeats(req.URL.String(), page, cursor) {
-		return nil, &APIError{
-			Method:  req.Method,
-			URL:     redactedURL(req),
-			Message: "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping",
-			kind:    ErrUnexpectedResponse,
-		}
-	}
-	return req, nil
-}
-
-// request builds the GET for the page pos names, and returns the page
-// number (0: none) and cursor ("": none) that identify it.
-func (pos *position) request(ctx context.Context, c *Client, path string) (req *http.Request, page int, cursor string, err error) {
-	if pos.nextURL != "" {
-		if req, err = c.NewRequest(ctx, http.MethodGet, pos.nextURL, nil); err != nil {
-			return nil, 0, "", fmt.Errorf("seoapi: next page: %w", err)
-		}
-		return req, pos.nextPage, pos.nextCursor, nil
-	}
-	if req, err = newListRequest(ctx, c, path, &pos.opts); err != nil {
-		return nil, 0, "", err
-	}
-	// A cursor, when there is one, says which page this is; the page
-	// number then stays as the caller gave it.
-	page, cursor = max(pos.opts.Page, 1), pos.opts.Cursor
-	if cursor != "" {
-		page = 0
-	}
-	return req, page, cursor, nil
-}
-
-// advance moves to the next page resp announces and reports whether there
-// is one.
-func (pos *position) advance(resp *Response) bool {
-	switch {
-	case resp.NextURL != "":
-		pos.nextURL, pos.nextPage, pos.nextCursor = resp.NextURL, resp.NextPage, resp.NextCursor
-	case resp.NextCursor != "":
-		pos.nextURL, pos.opts.Cursor = "", resp.NextCursor
-	case resp.NextPage != 0:
-		pos.nextURL, pos.opts.Page = "", resp.NextPage
-	default:
-		return false
-	}
-	return true
-}
-
-// recentIDs is how many page identifiers (URL, page number, cursor; up to
-// three a page) loopGuard keeps exactly: at least the last 32 pages.
-const recentIDs = 96
-
-// loopGuard stops an iteration whose server keeps announcing pages already
-// fetched, in constant memory, however many pages a list has:
-//
-//   - A next page whose URL, page number or cursor is that of one of the
-//     last 32 pages or more is refused before it is sent: a loop of up to
-//     32 pages yields no item twice. These are the loops seen in practice
-//     (a server ignoring the page parameter, a cursor that never moves).
-//   - A longer loop, where the next-page links cycle through λ pages after
-//     μ others, is refused before 2·max(μ+2, λ) + λ pages are fetched:
-//     Brent's cycle detection keeps one remembered URL and moves it to the
-//     latest page whenever the count since the last move reaches a power of
-//     two, so the remembered page ends up inside the cycle with a stride at
-//     least as long as it.
-//
-// Pages are remembered as 64-bit hashes with a seed of their own: the
-// chance that two different pages of a million-page list are taken for
-// one another is about 10⁻¹¹. The guard takes under a kilobyte.
-type loopGuard struct {
-	seed   maphash.Seed
-	recent [recentIDs]uint64 // ring of identifier hashes
-	n      int               // identifiers recorded
-
-	tortoise uint64 // Brent: the remembered URL
-	power    int    // the stride before the tortoise moves
-	steps    int    // pages since it last moved
-}
-
-func (g *loopGuard) init() {
-	g.seed = maphash.MakeSeed()
-	g.power = 1
-}
-
-// repeats reports whether the page identified by url, page (0: none) and
-// cursor ("": none) repeats one already fetched, and records it when not.
-func (g *loopGuard) repeats(url string, page int, cursor string) bool {
-	ids := [3]uint64{g.hash('u', url)}
-	n := 1
-	if page > 0 {
-		var buf [20]byte
-		ids[n] = g.hash('p', string(strconv.AppendInt(buf[:0], int64(page), 10)))
-		n++
-	}
-	if cursor != "" {
-		ids[n] = g.hash('c', cursor)
-		n++
-	}
-	if g.n > 0 && ids[0] == g.tortoise {
-		return true
-	}
-	for _, id := range ids[:n] {
-		if g.seen(id) {
-			return true
-		}
-	}
-	for _, id := range ids[:n] {
-		g.recent[g.n%recentIDs] = id
-		g.n++
-	}
-	g.brent(ids[0])
-	return false
-}
-
-// seen reports whether id is among the recent identifiers.
-func (g *loopGuard) seen(id uint64) bool {
-	for _, r := range g.recent[:min(g.n, recentIDs)] {
-		if r == id {
-			return true
-		}
-	}
-	return false
-}
-
-// brent moves the tortoise to url when the stride is complete, and
-// doubles the stride: the tortoise sits on pages 0, 2, 6, 14, ... (2^k-2)
-// and is compared with the 2^k pages after it.
-func (g *loopGuard) brent(url uint64) {
-	g.steps++
-	if g.steps >= g.power {
-		g.tortoise, g.power, g.steps = url, g.power*2, 0
-	}
-}
-
-// hash is the hash of one identifier of a kind (URL, page, cursor).
-func (g *loopGuard) hash(kind byte, s string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(g.seed)
-	h.WriteByte(kind)
-	h.WriteString(s)
-	return h.Sum64()
-}
-
-// failed is an iterator that yields err once, for arguments rejected
-// before the first page.
-func failed[T any](err error) iter.Seq2[*T, error] {
-	return func(yield func(*T, error) bool) { yield(nil, err) }
-}
-
 // listPage sends one GET for a page of the list at ep: the page
-// opts.Resume names, or the page opts select.
+// opts.Resume names, or the page opts select. The token of a last page
+// gives no items and a nil Response, and nothing is sent.
 func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
 	path, err := ep.path(ids...)
 	if err != nil {
 		return nil, nil, err
 	}
 	pos, err := c.startPosition(ep, path, opts)
-	if err != nil {
-		return nil, nil, err
+	if err != nil || pos.End {
+		return []*T{}, nil, err
 	}
-	req, _, _, err := pos.request(ctx, c, path)
+	req, err := pos.request(ctx, c, path)
 	if err != nil {
 		return nil, nil, err
 	}
 	return fetchList[T](c, ep, req)
 }
 
-// newListRequest builds the GET for path with the query of opts.
-func newListRequest(ctx context.Context, c *Client, path string, opts *ListOptions) (*http.Request, error) {
-	u, err := withListOptions(path, opts)
+// startPosition is where a list starts: the page opts.Resume names, or
+// the page opts select.
+func (c *Client) startPosition(ep *endpoint, path string, opts *ListOptions) (position, error) {
+	if opts == nil {
+		return position{}, nil
+	}
+	if opts.Resume != "" {
+		return c.resume(ep, path, opts.Resume)
+	}
+	return position{Page: opts.Page, PerPage: opts.PerPage, Cursor: opts.Cursor, Extra: maps.Clone(opts.Extra)}, nil
+}
+
+// request builds the GET for the page pos names.
+func (pos *position) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
+	if pos.Next != "" {
+		return c.NewRequest(ctx, http.MethodGet, pos.Next, nil)
+	}
+	u, err := withListOptions(path, &ListOptions{Page: pos.Page, PerPage: pos.PerPage, Cursor: pos.Cursor, Extra: pos.Extra})
 	if err != nil {
 		return nil, err
 	}
 	return c.NewRequest(ctx, http.MethodGet, u, nil)
 }
 
-// fetchList sends a list request and decodes the page.
+// pager is the state of one iteration over the list at path of ep.
+type pager[T any] struct {
+	c      *Client
+	ep     *endpoint
+	path   string
+	pos    position // where the next page is
+	guard  loopGuard
+	tokens bool // whether each page gets its Next token
+}
+
+// next reads the page pos names and moves pos on. It fails, before the
+// page's items are yielded, when the page repeats one already asked for or
+// read, or its next page can be neither followed nor saved in a token.
+func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
+	req, err := p.pos.request(ctx, p.c, p.path)
+	if err != nil {
+		return nil, err
+	}
+	if p.guard.asked(req.URL) {
+		return nil, pageError(req, nil, "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping")
+	}
+	items, resp, err := fetchList[T](p.c, p.ep, req)
+	if err != nil {
+		return nil, err
+	}
+	if sum, ok := itemsSum(items); ok && p.guard.seen(sum) {
+		return nil, pageError(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
+	}
+	if err := p.advance(resp, len(items) == 0); err != nil {
+		return nil, err
+	}
+	page := &Page[T]{Items: items, Response: resp}
+	if p.tokens {
+		if page.Next, err = p.c.token(p.ep, p.path, &p.pos); err != nil {
+			return nil, pageError(req, resp, err.Error())
+		}
+	}
+	return page, nil
+}
+
+// advance moves pos to the next page resp announces, or to the end when
+// it announces none or the page was empty.
+func (p *pager[T]) advance(resp *Response, empty bool) error {
+	switch {
+	case empty:
+		p.pos = position{End: true}
+	case resp.NextURL != "":
+		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
+			return invalidArgument("next page: %v", err)
+		}
+		p.pos.Next = resp.NextURL
+	case resp.NextCursor != "":
+		p.pos.Next, p.pos.Cursor = "", resp.NextCursor
+	case resp.NextPage != 0:
+		p.pos.Next, p.pos.Page = "", resp.NextPage
+	default:
+		p.pos = position{End: true}
+	}
+	return nil
+}
+
+// loopGuard stops an iteration whose server announces a page it already
+// sent, before any of that page's items is yielded. It keeps the SHA-256
+// sums of each page asked for (its URL, page number and cursor) and of the
+// items of each page read, so that a server that ignores the page or
+// cursor it is asked for and sends a page again is caught too. It holds a
+// few hundred bytes a page.
+type loopGuard map[[sha256.Size]byte]bool
+
+// asked reports whether a page with u's URL, page number or cursor was
+// asked for already, and records them. A URL with no query asks for page 1.
+func (g loopGuard) asked(u *url.URL) bool {
+	q := u.Query()
+	page, cursor := q.Get("page"), q.Get("cursor")
+	if u.RawQuery == "" {
+		page = "1"
+	}
+	repeat := g.seen(sha256.Sum256([]byte("url " + u.String())))
+	if page != "" {
+		repeat = g.seen(sha256.Sum256([]byte("page "+page))) || repeat
+	}
+	if cursor != "" {
+		repeat = g.seen(sha256.Sum256([]byte("cursor "+cursor))) || repeat
+	}
+	return repeat
+}
+
+// seen reports whether sum was seen already, and records it.
+func (g loopGuard) seen(sum [sha256.Size]byte) bool {
+	repeat := g[sum]
+	g[sum] = true
+	return repeat
+}
+
+// itemsSum is the sum of the items' raw JSON; ok is false for a page with
+// no items or with an item that keeps no raw JSON.
+func itemsSum[T any](items []*T) (sum [sha256.Size]byte, ok bool) {
+	h := sha256.New()
+	h.Write([]byte("items "))
+	for _, item := range items {
+		r, ok := any(item).(interface{ Raw() json.RawMessage })
+		if !ok || r.Raw() == nil {
+			return sum, false
+		}
+		h.Write(r.Raw())
+	}
+	return [sha256.Size]byte(h.Sum(nil)), len(items) > 0
+}
+
+// pageError is the ErrUnexpectedResponse of a page that cannot be read or
+// followed; resp is nil when its request was not sent.
+func pageError(req *http.Request, resp *Response, msg string) error {
+	e := &APIError{Method: req.Method, URL: redactedURL(req), Message: msg, kind: ErrUnexpectedResponse}
+	if resp != nil && resp.Response != nil {
+		e.StatusCode, e.RequestID, e.Attempts = resp.StatusCode, resp.RequestID, resp.Attempts
+	}
+	return e
+}
+
+// fetchList sends a list request and decodes the page. A next link or
+// cursor that holds the API key fails the page and is dropped from the
+// Response: the SDK neither follows nor rewrites it.
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.do(req, ep, &list)
 	if err != nil {
 		return nil, resp, err
+	}
+	if c.holdsKey(resp.NextURL) || c.holdsKey(resp.NextCursor) {
+		resp.NextURL, resp.NextCursor, resp.NextPage = "", "", 0
+		return nil, resp, pageError(req, resp, "the server's next link or cursor holds the API key; it is not followed")
 	}
 	return list, resp, nil
 }

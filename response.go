@@ -77,6 +77,6 @@ func newResponse(r *result, attempts int) *Response {
 		RequestID: r.rate.requestID,
 		Attempts:  attempts,
 	}
-	resp.readLink(r.resp.Header)
+	resp.readLink(r.link)
 	return resp
 }

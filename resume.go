@@ -1,212 +1,134 @@
 package seoapi
 
 import (
-	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
-	"math"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"net/url"
-	"slices"
+	"strings"
+	"unicode/utf8"
 )
 
-// A page token (Page.Next, ListOptions.Resume) records where the next page
-// of one list is, so that a job can save it and resume there later. It is
-// base64url (no padding) of:
+// A Next token (Page.Next, ListOptions.Resume) is plain data with an
+// authentication tag:
 //
-//	version    1 byte, tokenVersion
-//	base       8 bytes: SHA-256 of a label and the client's base URL, truncated
-//	operation  string: the endpoint's operation, such as "Projects.List"
-//	path       string: the list's path with its IDs, relative to the base URL
-//	page       uvarint: ListOptions.Page
-//	perPage    uvarint: ListOptions.PerPage
-//	cursor     string: ListOptions.Cursor
-//	extra      uvarint count, then each key (sorted) as a string, a uvarint
-//	           count and its values as strings: ListOptions.Extra
-//	nextURL    string: the next page's link, absolute, or "" when the
-//	           options above say where the next page is
-//	nextPage   uvarint: the page number the link carries (for the loop guard)
-//	nextCursor string: the cursor the link carries (for the loop guard)
-//	sum        12 bytes: SHA-256 of everything before it, truncated
+//	base64url(JSON of token) "." base64url(HMAC-SHA256(key, the part before the dot))
 //
-// where a string is a uvarint length and its bytes. The sum catches a token
-// that was cut, corrupted or edited by hand; it is no signature (the token
-// holds nothing secret to sign with, by design). A token never holds the
-// key: every string in it is cleaned of it, as errors are. Whatever a
-// token says, its next link is sent only when it lies under the client's
-// base URL (resume refuses any other, and Client.NewRequest checks it
-// again), so a forged token cannot send the key elsewhere.
+// where key is HMAC-SHA256, keyed by the API key, of tokenLabel and the
+// base URL: only a client with the same key and base URL makes or accepts
+// a token, and forging one needs the key itself.
 const (
-	tokenVersion = 1
-	tokenBase    = 8  // bytes of the base URL's hash
-	tokenSum     = 12 // bytes of the checksum
-	// maxToken bounds the length of a token that is decoded.
-	maxToken = 64 << 10
-	// maxTokenInt bounds the page numbers and sizes a token may hold.
-	maxTokenInt = math.MaxInt32
+	tokenVersion = 2
+	tokenLabel   = "seoapi-go resume token\x00"
+	maxToken     = 1 << 20 // bytes; a position whose token is longer fails when its page is read
 )
 
-// position is where the next page of a list is: the options of the next
-// request, or the link the server gave for it.
-type position struct {
-	opts ListOptions // Resume is always empty
-	// nextURL is the next page's link, with the page number and cursor it
-	// carries; empty when opts say where the next page is.
-	nextURL    string
-	nextPage   int
-	nextCursor string
+// tokenData is what a Next token holds: the list it belongs to, and where its
+// next page is.
+type tokenData struct {
+	V     int    `json:"v"`
+	Route string `json:"route"`
+	Path  string `json:"path"`
+	position
 }
 
-// baseHash binds a token to the client's base URL.
-func (c *Client) baseHash() [tokenBase]byte {
-	h := sha256.New()
-	h.Write([]byte("seoapi-go page token base URL\x00"))
-	h.Write([]byte(c.baseString))
-	var out [tokenBase]byte
-	copy(out[:], h.Sum(nil))
-	return out
+// position is where the next page of a list is: the server's link for
+// it, or the options that ask for it; or, with End, nowhere.
+type position struct {
+	Page    int        `json:"page,omitempty"`
+	PerPage int        `json:"perPage,omitempty"`
+	Cursor  string     `json:"cursor,omitempty"`
+	Extra   url.Values `json:"extra,omitempty"`
+	Next    string     `json:"next,omitempty"` // an absolute URL
+	End     bool       `json:"end,omitempty"`
+}
+
+// tokenTag is the authentication tag of a token's payload.
+func (c *Client) tokenTag(payload string) []byte {
+	key := hmac.New(sha256.New, []byte(*c.apiKey))
+	key.Write([]byte(tokenLabel + c.baseString))
+	tag := hmac.New(sha256.New, key.Sum(nil))
+	tag.Write([]byte(payload))
+	return tag.Sum(nil)
 }
 
 // token encodes pos, the next page of the list at path of ep, as a Next
-// token. Every string it records is cleaned of the key.
-func (c *Client) token(ep *endpoint, path string, pos *position) string {
-	clean := c.redact.string
-	buf := make([]byte, 0, 64+len(path)+len(pos.nextURL)+len(pos.opts.Cursor)+len(pos.nextCursor))
-	buf = append(buf, tokenVersion)
-	base := c.baseHash()
-	buf = append(buf, base[:]...)
-	buf = appendString(buf, ep.operation)
-	buf = appendString(buf, clean(path))
-	buf = binary.AppendUvarint(buf, uint64(max(pos.opts.Page, 0)))
-	buf = binary.AppendUvarint(buf, uint64(max(pos.opts.PerPage, 0)))
-	buf = appendString(buf, clean(pos.opts.Cursor))
-	keys := make([]string, 0, len(pos.opts.Extra))
-	for k := range pos.opts.Extra {
-		keys = append(keys, k)
+// token. It fails for a position a token cannot hold as it is: a string
+// that is not UTF-8 or that holds the API key, or a token over maxToken.
+func (c *Client) token(ep *endpoint, path string, pos *position) (string, error) {
+	strs := []string{pos.Cursor, pos.Next}
+	for k, v := range pos.Extra {
+		strs = append(append(strs, k), v...)
 	}
-	slices.Sort(keys)
-	buf = binary.AppendUvarint(buf, uint64(len(keys)))
-	for _, k := range keys {
-		buf = appendString(buf, clean(k))
-		values := pos.opts.Extra[k]
-		buf = binary.AppendUvarint(buf, uint64(len(values)))
-		for _, v := range values {
-			buf = appendString(buf, clean(v))
+	for _, s := range strs {
+		if !utf8.ValidString(s) || c.holdsKey(s) {
+			return "", errors.New("the next page's position cannot be saved in a Next token: it is not UTF-8, or holds the API key")
 		}
 	}
-	buf = appendString(buf, clean(pos.nextURL))
-	buf = binary.AppendUvarint(buf, uint64(max(pos.nextPage, 0)))
-	buf = appendString(buf, clean(pos.nextCursor))
-	sum := sha256.Sum256(buf)
-	buf = append(buf, sum[:tokenSum]...)
-	return base64.RawURLEncoding.EncodeToString(buf)
+	data, err := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, position: *pos})
+	if err != nil {
+		return "", err
+	}
+	payload := base64.RawURLEncoding.EncodeToString(data)
+	t := payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
+	if len(t) > maxToken {
+		return "", fmt.Errorf("the next page's position is too long for a Next token (over %d bytes)", maxToken)
+	}
+	return t, nil
 }
 
-func appendString(buf []byte, s string) []byte {
-	buf = binary.AppendUvarint(buf, uint64(len(s)))
-	return append(buf, s...)
+// holdsKey reports whether s holds the API key in any form, or a header
+// the redactor cleaned of it.
+func (c *Client) holdsKey(s string) bool {
+	return strings.Contains(s, redacted) || c.redact.string(s) != s
 }
 
-// resume decodes a Next token for the list at path of ep. A token that is
-// malformed or altered, or that was made for another list or another base
-// URL, fails with ErrInvalidArgument; so does one whose next link is not
-// under the base URL. Nothing is sent either way.
-func (c *Client) resume(ep *endpoint, path, token string) (position, error) {
-	var pos position
-	if len(token) > base64.RawURLEncoding.EncodedLen(maxToken) {
-		return pos, invalidArgument("ListOptions.Resume: the token is longer than any Next token")
+// resume decodes the Next token s for the list at path of ep. A token
+// that is malformed, altered, made with another key or base URL, for
+// another list, or whose next link fails checkNextLink fails with
+// ErrInvalidArgument.
+func (c *Client) resume(ep *endpoint, path, s string) (position, error) {
+	payload, tag, _ := strings.Cut(s, ".")
+	sum, err := base64.RawURLEncoding.Strict().DecodeString(tag)
+	if len(s) > maxToken || err != nil || !hmac.Equal(sum, c.tokenTag(payload)) {
+		return position{}, invalidArgument("ListOptions.Resume: not a Next token of this client (altered, or made with another API key or base URL)")
 	}
-	raw, err := base64.RawURLEncoding.Strict().DecodeString(token)
-	if err != nil || len(raw) < 1+tokenBase+tokenSum {
-		return pos, invalidArgument("ListOptions.Resume: not a Next token")
+	var t tokenData
+	data, err := base64.RawURLEncoding.Strict().DecodeString(payload)
+	if err != nil || json.Unmarshal(data, &t) != nil || t.V != tokenVersion {
+		return position{}, invalidArgument("ListOptions.Resume: not a Next token this SDK reads")
 	}
-	if raw[0] != tokenVersion {
-		return pos, invalidArgument("ListOptions.Resume: a token of version %d, which this SDK does not read", raw[0])
+	if t.Route != ep.route || t.Path != path {
+		return position{}, invalidArgument("ListOptions.Resume: the token is from another list (%q), not %s", t.Path, path)
 	}
-	body, sum := raw[:len(raw)-tokenSum], raw[len(raw)-tokenSum:]
-	if want := sha256.Sum256(body); !bytes.Equal(sum, want[:tokenSum]) {
-		return pos, invalidArgument("ListOptions.Resume: the token was altered or cut (its checksum does not match)")
+	if t.Page < 0 || t.PerPage < 0 {
+		return position{}, invalidArgument("ListOptions.Resume: the token holds a negative page number or size")
 	}
-	if base := c.baseHash(); !bytes.Equal(body[1:1+tokenBase], base[:]) {
-		return pos, invalidArgument("ListOptions.Resume: the token is from a client with another base URL")
-	}
-	r := tokenReader{b: body[1+tokenBase:]}
-	operation, tokenPath := r.string(), r.string()
-	pos.opts.Page, pos.opts.PerPage = r.int(), r.int()
-	pos.opts.Cursor = r.string()
-	if n := r.count(); n > 0 {
-		pos.opts.Extra = make(url.Values, n)
-		for range n {
-			k := r.string()
-			values := make([]string, r.count())
-			for i := range values {
-				values[i] = r.string()
-			}
-			pos.opts.Extra[k] = values
+	if t.Next != "" {
+		if err := c.checkNextLink(t.Next, path); err != nil {
+			return position{}, invalidArgument("ListOptions.Resume: %v", err)
 		}
 	}
-	pos.nextURL, pos.nextPage, pos.nextCursor = r.string(), r.int(), r.string()
-	if r.bad || len(r.b) != 0 {
-		return position{}, invalidArgument("ListOptions.Resume: not a Next token")
-	}
-	if operation != ep.operation || tokenPath != path {
-		return position{}, invalidArgument("ListOptions.Resume: the token is from another list (%q %q), not %s %s",
-			operation, tokenPath, ep.operation, path)
-	}
-	if pos.nextURL != "" {
-		u, err := url.Parse(pos.nextURL)
-		if err != nil || !u.IsAbs() || !c.keyMayGo(u) {
-			return position{}, invalidArgument("ListOptions.Resume: the token's next link is not under the client's base URL")
-		}
-	}
-	return pos, nil
+	return t.position, nil
 }
 
-// tokenReader reads the fields of a token; bad is set, and zero values
-// returned, once anything is out of bounds.
-type tokenReader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *tokenReader) uvarint() uint64 {
-	if r.bad {
-		return 0
+// checkNextLink is the one check a next link passes before a request is
+// built from it, whether a server sent it or a token holds it: an
+// absolute URL that the key may go to, whose path is the list's own, as
+// the SDK escapes it.
+func (c *Client) checkNextLink(next, path string) error {
+	u, err := url.Parse(next)
+	if err != nil {
+		return errors.New("the next link is not a URL")
 	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
+	if !u.IsAbs() || !c.keyMayGo(u) {
+		return fmt.Errorf("the next link %q is not under the client's base URL", u.Redacted())
 	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *tokenReader) int() int {
-	v := r.uvarint()
-	if v > maxTokenInt {
-		r.bad = true
-		return 0
+	if u.EscapedPath() != c.baseURL.EscapedPath()+path {
+		return fmt.Errorf("the next link %q leaves the list's path %q", u.Redacted(), path)
 	}
-	return int(v)
-}
-
-// count reads a number of elements, each at least one byte long.
-func (r *tokenReader) count() int {
-	v := r.uvarint()
-	if v > uint64(len(r.b)) {
-		r.bad = true
-		return 0
-	}
-	return int(v)
-}
-
-func (r *tokenReader) string() string {
-	n := r.count()
-	if r.bad {
-		return ""
-	}
-	s := string(r.b[:n])
-	r.b = r.b[n:]
-	return s
+	return nil
 }

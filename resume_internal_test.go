@@ -2,11 +2,11 @@ package seoapi
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/binary"
+	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -19,35 +19,31 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// forge builds a token as an attacker who knows the format would: a
-// correct checksum around any content.
-func forge(version byte, base [tokenBase]byte, fields func(b []byte) []byte) string {
-	b := append([]byte{version}, base[:]...)
-	b = fields(b)
-	sum := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(append(b, sum[:tokenSum]...))
-}
-
-// tokenFields appends the fields of a token after its version and base.
-func tokenFields(operation, path string, pos position) func(b []byte) []byte {
-	return func(b []byte) []byte {
-		b = appendString(b, operation)
-		b = appendString(b, path)
-		b = binary.AppendUvarint(b, uint64(pos.opts.Page))
-		b = binary.AppendUvarint(b, uint64(pos.opts.PerPage))
-		b = appendString(b, pos.opts.Cursor)
-		b = binary.AppendUvarint(b, 0)
-		b = appendString(b, pos.nextURL)
-		b = binary.AppendUvarint(b, uint64(pos.nextPage))
-		return appendString(b, pos.nextCursor)
+// signed builds a token of any content with c's own tag, as only code
+// holding c's API key can: what resume must still refuse.
+func signed(c *Client, d tokenData) string {
+	data, err := json.Marshal(&d)
+	if err != nil {
+		panic(err)
 	}
+	payload := base64.RawURLEncoding.EncodeToString(data)
+	return payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
 }
 
-// TestForgedTokensAreRefused: a token with a correct checksum but hostile
-// content (a next link to another origin or outside the base path, with
-// credentials, another version, out-of-range numbers, trailing bytes) is
-// refused with ErrInvalidArgument before anything is sent, and the key
-// goes nowhere.
+// withTag builds a token of content d with the tag tag(payload): a forger
+// who does not hold the key.
+func withTag(d tokenData, tag func(payload string) []byte) string {
+	data, _ := json.Marshal(&d)
+	payload := base64.RawURLEncoding.EncodeToString(data)
+	return payload + "." + base64.RawURLEncoding.EncodeToString(tag(payload))
+}
+
+// TestForgedTokensAreRefused: a token whose tag was not made with the
+// client's key, or a correctly signed one whose content is hostile (a
+// next link to another origin, outside the base path, or off the list's
+// own path; another list; another version; negative numbers), is refused
+// with ErrInvalidArgument before anything is sent, and the key goes
+// nowhere.
 func TestForgedTokensAreRefused(t *testing.T) {
 	t.Parallel()
 	var evilHits atomic.Int32
@@ -59,57 +55,64 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		w.Write([]byte(`[{"id":"w1"}]`))
+		w.Write([]byte(`[{"id":"p1"}]`))
 	}))
 	defer srv.Close()
 	c, err := NewClient(srv.URL+"/v1", "sk_internal_0123", WithoutRateLimit())
 	require.NoError(t, err)
-	base := c.baseHash()
 	host := strings.TrimPrefix(srv.URL, "http://")
-	const op, path = "Workspaces.List", "api/workspaces"
-	next := func(u string) position { return position{nextURL: u, nextPage: 2} }
+	ep := &listProjects
+	path, err := ep.path("w1")
+	require.NoError(t, err)
+	tok := func(next string) tokenData {
+		return tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Next: next}}
+	}
+	plain := tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Page: 2}}
+	other, err := NewClient(srv.URL+"/v1", "sk_internal_other", WithoutRateLimit())
+	require.NoError(t, err)
 
 	tests := []struct {
 		name  string
 		token string
 	}{
-		{"next link to another origin", forge(tokenVersion, base, tokenFields(op, path, next(evil.URL+"/v1/api/workspaces?page=2")))},
-		{"next link to another port", forge(tokenVersion, base, tokenFields(op, path, next("http://127.0.0.1:1/v1/api/workspaces")))},
-		{"next link protocol-relative", forge(tokenVersion, base, tokenFields(op, path, next("//"+strings.TrimPrefix(evil.URL, "http://")+"/v1/api/workspaces")))},
-		{"next link outside the base path", forge(tokenVersion, base, tokenFields(op, path, next(srv.URL+"/v2/api/workspaces")))},
-		{"next link climbing out of the base path", forge(tokenVersion, base, tokenFields(op, path, next(srv.URL+"/v1/../admin")))},
-		{"next link with credentials", forge(tokenVersion, base, tokenFields(op, path, next("http://user:pw@"+host+"/v1/api/workspaces")))},
-		{"next link relative", forge(tokenVersion, base, tokenFields(op, path, next("/v1/api/workspaces?page=2")))},
-		{"next link not a URL", forge(tokenVersion, base, tokenFields(op, path, next("http://%zz")))},
-		{"another version", forge(tokenVersion+1, base, tokenFields(op, path, position{}))},
-		{"another base", forge(tokenVersion, [tokenBase]byte{1}, tokenFields(op, path, position{}))},
-		{"another operation, same path", forge(tokenVersion, base, tokenFields("Workspaces.Create", path, position{}))},
-		{"another path", forge(tokenVersion, base, tokenFields(op, "api/workspaces/x/projects", position{}))},
-		{"page out of range", forge(tokenVersion, base, tokenFields(op, path, position{opts: ListOptions{Page: 1 << 40}}))},
-		{"trailing bytes", forge(tokenVersion, base, func(b []byte) []byte { return append(tokenFields(op, path, position{})(b), 0) })},
-		{"string longer than the token", forge(tokenVersion, base, func(b []byte) []byte { return binary.AppendUvarint(b, 1<<20) })},
-		{"extra count larger than the token", forge(tokenVersion, base, func(b []byte) []byte {
-			b = appendString(appendString(b, op), path)
-			b = append(b, 0, 0)
-			b = appendString(b, "")
-			return binary.AppendUvarint(b, 1<<30)
+		{"next link to another workspace's API keys", signed(c, tok(srv.URL+"/v1/api/workspaces/OTHER/api-keys?page=2"))},
+		{"next link to a sub-path of the list", signed(c, tok(srv.URL+"/v1/api/workspaces/w1/projects/x"))},
+		{"next link with an encoded dot segment", signed(c, tok(srv.URL+"/v1/%2e%2e/admin/api/workspaces/w1/projects"))},
+		{"next link to another origin", signed(c, tok(evil.URL+"/v1/api/workspaces/w1/projects?page=2"))},
+		{"next link to another port", signed(c, tok("http://127.0.0.1:1/v1/api/workspaces/w1/projects"))},
+		{"next link protocol-relative", signed(c, tok("//"+strings.TrimPrefix(evil.URL, "http://")+"/v1/api/workspaces/w1/projects"))},
+		{"next link outside the base path", signed(c, tok(srv.URL+"/v2/api/workspaces/w1/projects"))},
+		{"next link with credentials", signed(c, tok("http://user:pw@"+host+"/v1/api/workspaces/w1/projects"))},
+		{"next link relative", signed(c, tok("/v1/api/workspaces/w1/projects?page=2"))},
+		{"next link not a URL", signed(c, tok("http://%zz"))},
+		{"another version", signed(c, tokenData{V: tokenVersion + 1, Route: ep.route, Path: path})},
+		{"another route, same path", signed(c, tokenData{V: tokenVersion, Route: listAPIKeys.route, Path: path})},
+		{"another path", signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: "api/workspaces/w2/projects"})},
+		{"negative page", signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Page: -1}})},
+		{"tagged with a plain SHA-256", withTag(plain, func(p string) []byte { s := sha256.Sum256([]byte(p)); return s[:] })},
+		{"tagged with another key", signed(other, plain)},
+		{"tagged with the key itself, not the derived one", withTag(plain, func(p string) []byte {
+			m := hmac.New(sha256.New, []byte("sk_internal_0123"))
+			m.Write([]byte(p))
+			return m.Sum(nil)
 		})},
-		{"nothing after the base", forge(tokenVersion, base, func(b []byte) []byte { return b })},
-		{"longer than any token", strings.Repeat("A", maxToken*2)},
+		{"no tag", strings.Split(signed(c, plain), ".")[0]},
+		{"JSON that is not a token", signedRaw(c, `[1,2]`)},
+		{"longer than any token", strings.Repeat("A", maxToken+1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			opts := &ListOptions{Resume: tt.token}
-			_, _, err := c.Workspaces.List(context.Background(), opts)
+			_, _, err := c.Projects.List(context.Background(), "w1", opts)
 			assert.ErrorIs(t, err, ErrInvalidArgument)
 			n := 0
-			for page, err := range c.Workspaces.Pages(context.Background(), opts) {
+			for page, err := range c.Projects.Pages(context.Background(), "w1", opts) {
 				n++
 				assert.Nil(t, page)
 				assert.ErrorIs(t, err, ErrInvalidArgument)
 			}
 			assert.Equal(t, 1, n)
-			for _, err := range c.Workspaces.All(context.Background(), opts) {
+			for _, err := range c.Projects.All(context.Background(), "w1", opts) {
 				assert.ErrorIs(t, err, ErrInvalidArgument)
 			}
 		})
@@ -117,58 +120,77 @@ func TestForgedTokensAreRefused(t *testing.T) {
 	assert.Zero(t, hits.Load(), "nothing sent to the API")
 	assert.Zero(t, evilHits.Load(), "nothing sent elsewhere")
 
-	// The format as documented: a forged token naming a next link under
-	// the base URL is a valid token, and is followed.
-	good := forge(tokenVersion, base, tokenFields(op, path, next(srv.URL+"/v1/api/workspaces?page=2")))
-	list, _, err := c.Workspaces.List(context.Background(), &ListOptions{Resume: good})
+	// A signed token whose next link is the list's own path is followed.
+	good := signed(c, tok(srv.URL+"/v1/api/workspaces/w1/projects?page=2"))
+	list, _, err := c.Projects.List(context.Background(), "w1", &ListOptions{Resume: good})
 	require.NoError(t, err)
 	assert.Len(t, list, 1)
 	assert.EqualValues(t, 1, hits.Load())
 }
 
-// TestTokenRoundTrip: what a token records comes back as it was, Extra
-// included, and every string of it is cleaned of the key.
+// signedRaw is a token whose payload is data, tagged by c.
+func signedRaw(c *Client, data string) string {
+	payload := base64.RawURLEncoding.EncodeToString([]byte(data))
+	return payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
+}
+
+// TestTokenRoundTrip: what a token records comes back as it was, Extra,
+// page numbers past 32 bits and a 70 KB cursor included; the token of a
+// last page comes back as the end. What a token cannot say without
+// changing it (a string holding the key, or not UTF-8) fails when the
+// token is made.
 func TestTokenRoundTrip(t *testing.T) {
 	t.Parallel()
 	c := internalClient(t, "https://api.example.com/prefix")
 	ep := &listProjects
 	path, err := ep.path("ws/1")
 	require.NoError(t, err)
-	pos := position{
-		opts: ListOptions{Page: 3, PerPage: 25, Cursor: "c_9", Extra: url.Values{
+	long := strings.Repeat("c0ffee-", 10_000) // 70 KB
+	tests := []struct {
+		name string
+		pos  position
+	}{
+		{"options", position{Page: 3, PerPage: 25, Cursor: "c_9", Extra: url.Values{
 			"status": {"active", "paused"}, "empty": {}, "blank": {""}, "ünï": {"çödé &=?"},
+		}}},
+		{"a link", position{Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=4&per_page=25"}},
+		{"a page number past 32 bits in a link", position{
+			Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=1700000000000",
 		}},
-		nextURL:    "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=4&per_page=25",
-		nextPage:   4,
-		nextCursor: "n_1",
+		{"a page number past 31 bits", position{Page: 3000000000}},
+		{"a 70 KB cursor", position{Cursor: long}},
+		{"the end", position{End: true}},
 	}
-	token := c.token(ep, path, &pos)
-	got, err := c.resume(ep, path, token)
-	require.NoError(t, err)
-	assert.Equal(t, pos, got)
-	assert.Equal(t, token, c.token(ep, path, &got), "the same position gives the same token")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			token, err := c.token(ep, path, &tt.pos)
+			require.NoError(t, err)
+			got, err := c.resume(ep, path, token)
+			require.NoError(t, err)
+			assert.Equal(t, tt.pos, got)
+			again, err := c.token(ep, path, &got)
+			require.NoError(t, err)
+			assert.Equal(t, token, again, "the same position gives the same token")
+		})
+	}
 
 	key := "sk_internal_0123"
-	hostile := position{
-		opts:       ListOptions{Cursor: "a" + key, Extra: url.Values{key: {key}}},
-		nextURL:    "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?k=" + key,
-		nextCursor: key,
+	for _, pos := range []position{
+		{Cursor: "a" + key},
+		{Extra: url.Values{"k": {key}}},
+		{Extra: url.Values{key: {"v"}}},
+		{Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?k=" + key},
+		{Cursor: "\xff"},
+	} {
+		token, err := c.token(ep, path, &pos)
+		assert.Error(t, err, "%+v", pos)
+		assert.Empty(t, token)
 	}
-	token = c.token(ep, path, &hostile)
-	raw, err := base64.RawURLEncoding.DecodeString(token)
-	require.NoError(t, err)
-	assert.NotContains(t, string(raw), key)
-	got, err = c.resume(ep, path, token)
-	require.NoError(t, err)
-	assert.Equal(t, "a"+redacted, got.opts.Cursor)
-	assert.Equal(t, url.Values{redacted: {redacted}}, got.opts.Extra)
-	assert.Equal(t, redacted, got.nextCursor)
-	assert.NotContains(t, fmt.Sprint(got), key)
 }
 
 // FuzzResumeToken: whatever a token holds, resume does not panic, and a
-// token it accepts names a next link under the base URL, or none, and
-// encodes back to itself.
+// token it accepts is the end or names a next link under the base URL on
+// the list's own path, or none, and encodes back to the same position.
 func FuzzResumeToken(f *testing.F) {
 	c, err := NewClient("https://api.example.com/v1", "sk_fuzz_0123456789")
 	if err != nil {
@@ -176,12 +198,21 @@ func FuzzResumeToken(f *testing.F) {
 	}
 	ep := &listWorkspaces
 	path, _ := ep.path()
-	f.Add(c.token(ep, path, &position{}))
-	f.Add(c.token(ep, path, &position{opts: ListOptions{Page: 2, PerPage: 10, Extra: url.Values{"q": {"a", "b"}}}}))
-	f.Add(c.token(ep, path, &position{nextURL: "https://api.example.com/v1/api/workspaces?page=3", nextPage: 3, nextCursor: "x"}))
-	f.Add(forge(tokenVersion, c.baseHash(), tokenFields(ep.operation, path, position{nextURL: "https://evil.example.com/v1/api/workspaces"})))
+	for _, pos := range []position{
+		{},
+		{Page: 2, PerPage: 10, Extra: url.Values{"q": {"a", "b"}}},
+		{Next: "https://api.example.com/v1/api/workspaces?page=3"},
+		{End: true},
+	} {
+		token, err := c.token(ep, path, &pos)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(token)
+	}
+	f.Add(signed(c, tokenData{V: tokenVersion, Route: ep.route, Path: path, position: position{Next: "https://evil.example.com/v1/api/workspaces"}}))
 	f.Add("")
-	f.Add("AQ")
+	f.Add(".")
 	f.Fuzz(func(t *testing.T, token string) {
 		pos, err := c.resume(ep, path, token)
 		if err != nil {
@@ -190,19 +221,18 @@ func FuzzResumeToken(f *testing.F) {
 			}
 			return
 		}
-		if pos.nextURL != "" {
-			u, err := url.Parse(pos.nextURL)
-			if err != nil || !c.keyMayGo(u) {
-				t.Fatalf("accepted a next link outside the base URL: %q", pos.nextURL)
+		if pos.Next != "" {
+			u, err := url.Parse(pos.Next)
+			if err != nil || !c.keyMayGo(u) || u.EscapedPath() != "/v1/"+path {
+				t.Fatalf("accepted a next link off the list's path: %q", pos.Next)
 			}
 		}
-		if again := c.token(ep, path, &pos); again != token {
-			// Extra's keys are sorted when encoded: a forged token with
-			// unsorted or repeated keys decodes to the same options, and
-			// encodes differently.
-			if p2, err := c.resume(ep, path, again); err != nil || !reflect.DeepEqual(p2, pos) {
-				t.Fatalf("an accepted token does not round-trip: %v", err)
-			}
+		again, err := c.token(ep, path, &pos)
+		if err != nil {
+			t.Fatalf("an accepted token's position cannot be saved again: %v", err)
+		}
+		if p2, err := c.resume(ep, path, again); err != nil || !reflect.DeepEqual(p2, pos) {
+			t.Fatalf("an accepted token does not round-trip: %v", err)
 		}
 	})
 }

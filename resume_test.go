@@ -19,12 +19,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tokenChars is what a Next token is made of: base64url without padding.
-var tokenChars = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+// tokenChars is what a Next token is made of: two parts of base64url
+// without padding, joined by a dot.
+var tokenChars = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
 
-// resumeRun pages through a list with pages, stops after page k (1-based;
-// 0 stops before the first), and resumes from the saved Next token with a
-// fresh iteration, as a job restarted in another process would. It returns
+// resumeRun pages through a list with pages, stops after page k (1-based),
+// and resumes from the saved Next token with a fresh iteration, as a job
+// restarted in another process would: after the last page, the token
+// resumes to the end and the second run yields nothing. It returns
 // the IDs of the items of both runs in the order they came, the number of
 // pages of the first run, and the saved token.
 func resumeRun[T any](t *testing.T, pages func(opts *seoapi.ListOptions) func(func(*seoapi.Page[T], error) bool),
@@ -38,15 +40,10 @@ func resumeRun[T any](t *testing.T, pages func(opts *seoapi.ListOptions) func(fu
 		}
 		require.NotNil(t, page.Response)
 		token = page.Next
-		if token != "" {
-			require.Regexp(t, tokenChars, token, "printable, URL-safe")
-		}
+		require.Regexp(t, tokenChars, token, "printable, URL-safe, on every page")
 		if first == k {
 			break
 		}
-	}
-	if token == "" {
-		return ids, first, ""
 	}
 	resumed := *opts
 	resumed.Resume = token
@@ -94,7 +91,7 @@ func TestPagesResumeInEveryFakeStyle(t *testing.T) {
 					require.Equal(t, fmt.Sprintf("c%04d", i), n, "in order")
 				}
 				assert.Equal(t, min(k, st.pages), first)
-				assert.Equal(t, k == st.pages, token == "", "the last page has no Next")
+				assert.NotEmpty(t, token, "every page has a Next, the last one too")
 				sent := fake.Requests()[before:]
 				assert.Len(t, sent, st.pages, "one request a page, none twice")
 				for _, r := range sent {
@@ -234,7 +231,7 @@ func TestPagesResumeInEveryOtherStyle(t *testing.T) {
 					require.Equal(t, fmt.Sprintf("w%02d", i), id, "in order")
 				}
 				assert.Equal(t, k, got)
-				assert.Equal(t, k == total, token == "", "the last page has no Next")
+				assert.NotEmpty(t, token, "every page has a Next, the last one too")
 				assert.Len(t, rec.requests(), total, "one request a page, none twice")
 			})
 		}
@@ -479,16 +476,22 @@ func TestResumeRefusesForeignAndBrokenTokens(t *testing.T) {
 	add("another workspace's list", c, other.ID, token)
 	add("another server", newClient(t, foreign.srv.URL), ws, token)
 	add("another path prefix", newClient(t, c.BaseURL().String()+"v2/"), ws, token)
-	raw, err := base64.RawURLEncoding.DecodeString(token)
+	rotated, err := seoapi.NewClient(c.BaseURL().String(), "sk_rotated_0123456789", seoapi.WithInsecureHTTP())
+	require.NoError(t, err)
+	add("a client with another API key", rotated, ws, token)
+	payload, tag, ok := strings.Cut(token, ".")
+	require.True(t, ok)
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
 	require.NoError(t, err)
 	add("cut", c, ws, token[:len(token)-1])
-	add("cut to a byte boundary", c, ws, base64.RawURLEncoding.EncodeToString(raw[:len(raw)-1]))
-	add("extended", c, ws, base64.RawURLEncoding.EncodeToString(append(raw[:len(raw):len(raw)], 0)))
+	add("cut to a byte boundary", c, ws, base64.RawURLEncoding.EncodeToString(raw[:len(raw)-1])+"."+tag)
+	add("extended", c, ws, base64.RawURLEncoding.EncodeToString(append(raw[:len(raw):len(raw)], ' '))+"."+tag)
 	add("padded", c, ws, token+"==")
+	add("without its tag", c, ws, payload)
 	add("not base64", c, ws, "not a token!")
 	add("empty record", c, ws, "AA")
-	add("junk of a token's length", c, ws, base64.RawURLEncoding.EncodeToString(make([]byte, len(raw))))
-	if std := base64.StdEncoding.EncodeToString(raw); std != token {
+	add("junk of a token's length", c, ws, base64.RawURLEncoding.EncodeToString(make([]byte, len(raw)))+"."+tag)
+	if std := base64.StdEncoding.EncodeToString(raw) + "." + tag; std != token {
 		add("standard base64", c, ws, std)
 	}
 	for i := range token {
@@ -522,4 +525,90 @@ func TestResumeRefusesForeignAndBrokenTokens(t *testing.T) {
 	// The token itself still works where it belongs.
 	_, _, err = c.Projects.List(ctx, ws, &seoapi.ListOptions{Resume: token})
 	assert.NoError(t, err)
+}
+
+// TestResumeTakesEveryNextThePagesMade: whatever next page a server
+// announces and the SDK can ask for (a page number past 32 bits in a Link
+// header or an envelope, a 70 KB cursor), the Next token of that page is
+// accepted by Resume and asks for exactly that page.
+func TestResumeTakesEveryNextThePagesMade(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("c0ffee", 12_000) // 72 KB
+	tests := []struct {
+		name  string
+		first func(w http.ResponseWriter, r *http.Request)
+		query string // of the resumed request
+	}{
+		{"Link with page=1700000000000", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", `</api/workspaces?page=1700000000000>; rel="next"`)
+			fmt.Fprint(w, `[{"id":"w1"}]`)
+		}, "page=1700000000000"},
+		{"nextPage 3000000000", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprint(w, `{"data":[{"id":"w1"}],"nextPage":3000000000}`)
+		}, "page=3000000000"},
+		{"a 72 KB cursor", func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `{"data":[{"id":"w1"}],"nextCursor":%q}`, long)
+		}, "cursor=" + long},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if r.URL.RawQuery == "" {
+					tt.first(w, r)
+					return
+				}
+				fmt.Fprint(w, `[{"id":"w2"}]`)
+			})
+			c := newClient(t, rec.srv.URL)
+			var token string
+			for page, err := range c.Workspaces.Pages(context.Background(), nil) {
+				require.NoError(t, err)
+				token = page.Next
+				break
+			}
+			list, _, err := c.Workspaces.List(context.Background(), &seoapi.ListOptions{Resume: token})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"w2"}, ids(list))
+			var got []string
+			for ws, err := range newClient(t, rec.srv.URL).Workspaces.All(context.Background(), &seoapi.ListOptions{Resume: token}) {
+				require.NoError(t, err)
+				got = append(got, ws.ID)
+			}
+			assert.Equal(t, []string{"w2"}, got)
+			require.Len(t, rec.requests(), 3)
+			assert.Equal(t, tt.query, rec.requests()[1].Query)
+			assert.Equal(t, tt.query, rec.requests()[2].Query)
+		})
+	}
+}
+
+// TestEndTokenResumesToNothing: the Next of the last page names the end of
+// the list: Pages and All given it yield nothing, List returns no items,
+// and nothing is sent, so a finished job that saved it does not start
+// over.
+func TestEndTokenResumesToNothing(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[{"id":"w1"}]`))
+	c := newClient(t, rec.srv.URL)
+	var tokens []string
+	for page, err := range c.Workspaces.Pages(context.Background(), nil) {
+		require.NoError(t, err)
+		tokens = append(tokens, page.Next)
+	}
+	require.Len(t, tokens, 1)
+	require.NotEmpty(t, tokens[0], "the last page has a Next")
+	opts := &seoapi.ListOptions{Resume: tokens[0]}
+	pages, errs := collect(c.Workspaces.Pages(context.Background(), opts))
+	assert.Empty(t, pages)
+	assert.Empty(t, errs)
+	items, errs := collect(c.Workspaces.All(context.Background(), opts))
+	assert.Empty(t, items)
+	assert.Empty(t, errs)
+	list, resp, err := c.Workspaces.List(context.Background(), opts)
+	require.NoError(t, err)
+	assert.Empty(t, list)
+	assert.Nil(t, resp, "nothing was sent")
+	assert.Len(t, rec.requests(), 1, "only the first run's page")
 }
