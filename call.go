@@ -206,13 +206,14 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 	case r.tooLarge:
 		failed = cl.decodeError(r, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, cl.client.maxResponseBytes))
 	}
-	resp := newResponse(r, cl.attempts)
+	resp := cl.client.newResponse(r, cl.attempts)
 	if failed != nil || v == nil || deleted {
 		return resp, failed
 	}
 	err := decodeBody(ctx, r.data, v, resp, cl.client.maxItems)
 	switch ctxErr := ctx.Err(); {
 	case err == nil:
+		cl.client.dropNextWithKey(resp)
 		return resp, nil
 	case ctxErr != nil && errors.Is(err, ctxErr):
 		// The caller's context ended the decoding: its error, no kind; a
@@ -220,7 +221,7 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 		return resp, cl.failure(ctx, &result{err: ctxErr, sent: true, mayHaveLeft: true})
 	}
 	err = cl.decodeError(r, err)
-	return newResponse(r, cl.attempts), err
+	return cl.client.newResponse(r, cl.attempts), err
 }
 
 // callOne sends body to ep and decodes the single resource of its answer.

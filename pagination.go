@@ -444,8 +444,7 @@ func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Respon
 	if err != nil {
 		return nil, resp, err
 	}
-	if c.holdsKey(resp.NextURL) || c.holdsKey(resp.NextCursor) {
-		resp.NextURL, resp.NextCursor, resp.NextPage = "", "", 0
+	if resp.nextHeldKey {
 		return nil, resp, pageError(req, resp, "the server's next link or cursor holds the API key; it is not followed")
 	}
 	return list, resp, nil

@@ -27,6 +27,8 @@ type Response struct {
 	NextPage   int
 	NextCursor string
 	NextURL    string
+
+	nextHeldKey bool // a next link or cursor held the key and was dropped
 }
 
 // Format prints the response's status and what the SDK read from it, but
@@ -70,7 +72,7 @@ func (r Response) LogValue() slog.Value {
 }
 
 // newResponse is the Response of the result's answer.
-func newResponse(r *result, attempts int) *Response {
+func (c *Client) newResponse(r *result, attempts int) *Response {
 	resp := &Response{
 		Response:  r.resp,
 		Rate:      r.rate.rate,
@@ -78,5 +80,16 @@ func newResponse(r *result, attempts int) *Response {
 		Attempts:  attempts,
 	}
 	resp.readLink(r.link)
+	c.dropNextWithKey(resp)
 	return resp
+}
+
+// dropNextWithKey clears a next link or cursor that holds the key in any
+// form: the SDK never sends it back, and no Response shows it. A list
+// fails its page on it (fetchList).
+func (c *Client) dropNextWithKey(resp *Response) {
+	if c.holdsKey(resp.NextURL) || c.holdsKey(resp.NextCursor) {
+		resp.NextURL, resp.NextCursor, resp.NextPage = "", "", 0
+		resp.nextHeldKey = true
+	}
 }

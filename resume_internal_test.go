@@ -143,7 +143,7 @@ func TestTokenRoundTrip(t *testing.T) {
 	t.Parallel()
 	c := internalClient(t, "https://api.example.com/prefix")
 	ep := &listProjects
-	path, err := ep.path("ws/1")
+	path, err := ep.path("ws 1")
 	require.NoError(t, err)
 	long := strings.Repeat("c0ffee-", 10_000) // 70 KB
 	tests := []struct {
@@ -153,9 +153,9 @@ func TestTokenRoundTrip(t *testing.T) {
 		{"options", position{Page: 3, PerPage: 25, Cursor: "c_9", Extra: url.Values{
 			"status": {"active", "paused"}, "empty": {}, "blank": {""}, "ünï": {"çödé &=?"},
 		}}},
-		{"a link", position{Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=4&per_page=25"}},
+		{"a link", position{Next: "https://api.example.com/prefix/api/workspaces/ws%201/projects?page=4&per_page=25"}},
 		{"a page number past 32 bits in a link", position{
-			Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?page=1700000000000",
+			Next: "https://api.example.com/prefix/api/workspaces/ws%201/projects?page=1700000000000",
 		}},
 		{"a page number past 31 bits", position{Page: 3000000000}},
 		{"a 70 KB cursor", position{Cursor: long}},
@@ -179,7 +179,7 @@ func TestTokenRoundTrip(t *testing.T) {
 		{Cursor: "a" + key},
 		{Extra: url.Values{"k": {key}}},
 		{Extra: url.Values{key: {"v"}}},
-		{Next: "https://api.example.com/prefix/api/workspaces/ws%2F1/projects?k=" + key},
+		{Next: "https://api.example.com/prefix/api/workspaces/ws%201/projects?k=" + key},
 		{Cursor: "\xff"},
 	} {
 		token, err := c.token(ep, path, &pos)
