@@ -18,7 +18,7 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 	r, clean := c.errorRedactor(call.ep, a.data)
 	var body []byte
 	if clean && !withhold {
-		body = r.bytes(a.data)
+		body = r.errorBody(a.data)
 	}
 	if call.ep.secret {
 		// The Response handed out beside the error shows the same.
@@ -30,7 +30,7 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 		Method:     req.Method,
 		URL:        redactedURL(req),
 		RequestID:  a.requestID,
-		Body:       capErrorBody(body),
+		Body:       body,
 		Header:     resp.Header,
 		Attempts:   call.attempts,
 	}
@@ -47,7 +47,7 @@ func (c *Client) responseError(call *callState, req *http.Request, resp *http.Re
 // redacted wherever it appears (the headers and request ID included), and
 // the body is withheld when it names more of them than the redactor
 // takes, or one too short to redact safely.
-func (c *Client) errorRedactor(ep *endpoint, body []byte) (r redactor, clean bool) {
+func (c *Client) errorRedactor(ep *endpoint, body []byte) (r *redactor, clean bool) {
 	if !ep.secret {
 		return c.redact, true
 	}

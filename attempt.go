@@ -74,7 +74,7 @@ type hopTransport struct {
 	// hands on stays its own).
 	timeout  time.Duration
 	maxBytes int64
-	redact   redactor
+	redact   *redactor
 	now      func() time.Time
 }
 

@@ -53,7 +53,7 @@ type Client struct {
 	retry            retryPolicy
 	observers        []Observer
 	calls            *sync.Pool // of *callState
-	redact           redactor
+	redact           *redactor
 	authHeader       string // "Bearer <key>", built once
 	baseString       string // baseURL.String(), for joining relative paths
 	serverPort       int
@@ -185,7 +185,7 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 		maxItems:         defaultMaxItems(cfg.maxItems, cfg.maxResponseBytes),
 		retry:            cfg.retry,
 		observers:        cfg.observers,
-		redact:           redactor{secret: apiKey},
+		redact:           newRedactor(apiKey),
 		authHeader:       "Bearer " + apiKey,
 		baseString:       base.String(),
 		serverPort:       portOf(base),
@@ -206,7 +206,7 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 // scrubError keeps the key out of an error of NewClient: a key passed
 // where the base URL belongs would otherwise be quoted back.
 func scrubError(err error, apiKey string) error {
-	r := redactor{secret: apiKey}
+	r := newRedactor(apiKey)
 	if msg := err.Error(); r.string(msg) != msg {
 		return invalidArgument("%s", strings.TrimPrefix(r.string(msg), ErrInvalidArgument.Error()+": "))
 	}
