@@ -9,8 +9,11 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -154,7 +157,7 @@ func TestRedactorText(t *testing.T) {
 		{"raw", "a sk_live_Ab/+9y b", "a [REDACTED] b"},
 		{"upper-cased", "INVALID KEY SK_LIVE_AB/+9Y.", "INVALID KEY [REDACTED]."},
 		{"mixed case", "key Sk_LiVe_ab/+9Y!", "key [REDACTED]!"},
-		{"adjacent", key + key, "[REDACTED][REDACTED]"},
+		{"adjacent", key + " " + key + key, "[REDACTED] [REDACTED]"},
 		{"overlapping", "sk_live_Ab/+9y_live_Ab/+9y", "[REDACTED]_live_Ab/+9y"},
 		{"percent-encoded word", "bad key sk_live_Ab%2F%2B9y here", "bad key [REDACTED] here"},
 		{"JSON string", `{"error":"bad key sk_live_Ab\/+9y","code":401}`, `{"error":"[REDACTED]","code":401}`},
@@ -251,25 +254,170 @@ func TestRedactorHeldBehindPointer(t *testing.T) {
 	}
 }
 
-// TestRedactorManyForms: a text that decodes into more than maxForms
-// distinct texts is taken to hold a secret; one that needs more than
-// maxRounds decodings is not read that far.
-func TestRedactorManyForms(t *testing.T) {
+// TestRedactorRounds: a text is read through up to maxRounds decodings
+// one inside another, and no further.
+func TestRedactorRounds(t *testing.T) {
 	t.Parallel()
 	r := newRedactor(benchKey)
-	var many strings.Builder
-	for i := range maxForms {
-		fmt.Fprintf(&many, "%s ", base64.StdEncoding.EncodeToString([]byte(fmt.Sprintf("clean text number %02d, nothing secret", i))))
-	}
-	assert.True(t, r.holds(many.String()))
-	assert.Equal(t, redacted, r.string("x "+many.String()))
-
 	deep := benchKey
-	for range maxRounds + 1 {
+	for range maxRounds {
 		deep = url.QueryEscape(deep)
 	}
-	assert.False(t, r.holds(deep), "five rounds of percent-encoding are past the bound")
-	once, err := url.QueryUnescape(deep)
+	assert.True(t, r.holds(deep), "four rounds of percent-encoding")
+	assert.False(t, r.holds(url.QueryEscape(deep)), "five rounds of percent-encoding are past the bound")
+	quoted, err := json.Marshal(url.QueryEscape(html.EscapeString(benchKey)))
 	require.NoError(t, err)
-	assert.True(t, r.holds(once))
+	mixed := base64.StdEncoding.EncodeToString(quoted)
+	assert.True(t, r.holds(mixed), "base64 of JSON of percent of HTML")
+}
+
+// TestSecretValues holds which values secretValues finds in an API key
+// answer: those of the members named as APIKey's secret, at any depth, in
+// order, a duplicate name's values included, and which bodies it gives up
+// on (the caller withholds them).
+func TestSecretValues(t *testing.T) {
+	t.Parallel()
+	var many strings.Builder
+	for i := range maxSecretValues + 1 {
+		fmt.Fprintf(&many, `{"token":"secret_%02d"},`, i)
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		want []string
+		ok   bool
+	}{
+		{"none", `{"error":"boom","code":"internal"}`, nil, true},
+		{"empty body", " ", nil, true},
+		{"top level", `{"id":"k1","key":"sk_new_1"}`, []string{"sk_new_1"}, true},
+		{"every name", `{"key":"v1","apiKey":"v2","api_key":"v3","API-KEY":"v4","Token":"v5","secret":"v6"}`,
+			[]string{"v1", "v2", "v3", "v4", "v5", "v6"}, true},
+		{"nested", `{"error":{"detail":{"created":[{"secret":"deep_1"}]}},"data":{"apikey":"deep_2"}}`, []string{"deep_1", "deep_2"}, true},
+		{"a duplicate name keeps both values", `{"key":"first_1","key":"second_2"}`, []string{"first_1", "second_2"}, true},
+		{"escaped name and value", `{"\u006bey":"sk\/new\u005f\"1\\"}`, []string{`sk/new_"1\`}, true},
+		{"other names ignored", `{"keys":"a","tokenId":"b","secretary":"c","name":"key","value":"token"}`, nil, true},
+		{"a value named key is not a name", `["key","sk_x"]`, nil, true},
+		{"not strings", `{"key":123,"token":null,"secret":{"id":"s1"},"apiKey":["a"],"n":1e999}`, nil, true},
+		{"repeats and placeholders", `{"key":"v1","token":"v1","secret":"","apiKey":"[REDACTED]"}`, []string{"v1"}, true},
+		{"JSON in a string", `{"error":"upstream said {\"key\":\"sk_emb_1\"}"}`, nil, false},
+		{"JSON in a member name", `{"{\"key\":\"sk_emb_1\"}":1}`, nil, false},
+		{"braces that start no object", `{"error":"field {name} is required, {} given"}`, nil, true},
+		{"cut short", `{"error":"boom","key":"sk_new_12`, nil, false},
+		{"not JSON", `<html>key: sk_x</html>`, nil, false},
+		{"too many", "[" + strings.TrimSuffix(many.String(), ",") + "]", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := secretValues([]byte(tc.body))
+			assert.Equal(t, tc.ok, ok)
+			if tc.ok {
+				assert.Equal(t, tc.want, got)
+			}
+		})
+	}
+}
+
+// TestWithSecretsIn: an error body holding a created key's secret is
+// cleaned of it in every form; one whose secrets cannot be redacted (one
+// shorter than minSecretLen characters, or a body that cannot be read) is
+// to be withheld; the redactor it extends is left as it was.
+func TestWithSecretsIn(t *testing.T) {
+	t.Parallel()
+	base := newRedactor("sk_live_key_0001")
+	const secret = `sk_new/+<&>"x_9`
+	for _, tc := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"JSON as Go writes it", `{"error":"internal","key":{"id":"k1","key":"sk_new\/+\u003c\u0026\u003e\"x_9"},"echo":"sk_new/+<&>\"x_9"}`, true},
+		{"percent-encoded elsewhere", `{"token":"sk_new/+<&>\"x_9","retry":"/keys?t=sk_new%2F%2B%3C%26%3E%22x_9"}`, true},
+		{"base64 elsewhere", `{"token":"sk_new/+<&>\"x_9","note":"` + base64.StdEncoding.EncodeToString([]byte(secret)) + `"}`, true},
+		{"eight characters", `{"key":"12345678","note":"12345678"}`, true},
+		{"seven characters", `{"key":"1234567","note":"sk_new/+<&>\"x_9"}`, false},
+		{"five characters in ten bytes", `{"key":"ééééé"}`, false},
+		{"cut short", `{"detail":"sk_new/+<&>\"x_9","secret":"sk_new/+<&>\"x_9`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r, ok := base.withSecretsIn([]byte(tc.body))
+			assert.Equal(t, tc.ok, ok)
+			if !ok {
+				assert.Same(t, base, r)
+				return
+			}
+			clean := string(r.bytes([]byte(tc.body)))
+			assert.Contains(t, clean, redacted)
+			assert.False(t, r.holds(clean), clean)
+			for _, form := range []string{secret, `sk_new\/`, `sk_new%2F`, `x_9`, "12345678"} {
+				assert.NotContains(t, clean, form)
+			}
+			assert.Equal(t, "sk_new_key_0002 12345678", base.string("sk_new_key_0002 12345678"), "the base redactor is unchanged")
+		})
+	}
+}
+
+// FuzzRedactor holds the redactor to its promise on any text: what it
+// returns holds no secret in any form it decodes, a text holding none is
+// returned as it is, and the key put into a text in any of the encodings
+// of keyForms is found.
+func FuzzRedactor(f *testing.F) {
+	f.Add("sk_live_12345678", []byte(`{"error":"x"}`), uint8(0))
+	f.Add(benchKey, []byte(`a\b&c%d e`), uint8(3))
+	f.Add(`sk\\z_100%`, []byte(`\\\\\\z %25%25 &amp;&`), uint8(7))
+	f.Fuzz(func(t *testing.T, key string, text []byte, form uint8) {
+		if utf8.RuneCountInString(key) < minSecretLen || !utf8.ValidString(key) || strings.ContainsFunc(key, unicode.IsSpace) || len(text) > 1024 {
+			t.Skip("not a key NewClient accepts, or a text longer than fuzzing needs")
+		}
+		r := newRedactor(key)
+		forms := keyForms(key)
+		names := make([]string, 0, len(forms))
+		for name := range forms {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, s := range []string{string(text), string(text) + " " + forms[names[int(form)%len(names)]] + " " + string(text)} {
+			got := r.string(s)
+			if r.holds(got) {
+				t.Fatalf("key %q: %q gave %q, which still holds it", key, s, got)
+			}
+			if !r.holds(s) && got != s {
+				t.Fatalf("key %q: %q holds no form but gave %q", key, s, got)
+			}
+			if b := r.bytes([]byte(s)); string(b) != got {
+				t.Fatalf("bytes and string disagree on %q", s)
+			}
+		}
+		if s := forms[names[int(form)%len(names)]]; !r.holds(s) {
+			t.Fatalf("key %q: form %q not found", key, s)
+		}
+	})
+}
+
+// FuzzSecretValues holds secretValues to its promises on any input: no
+// panic, at most maxSecretValues values, none empty, and a body the
+// extended redactor cleans holds none of them.
+func FuzzSecretValues(f *testing.F) {
+	for _, seed := range []string{
+		`{"key":"sk_new_1234","nested":{"token":"sk\/x\u0041_5678"}}`, `{"secret":"sk_cut\u00`, `[{"apiKey":"a"},{"api_key":"bbbbbbbbbb"}]`,
+		`{"key":"\"}`, `"key":"x":"y"`, `{"e":"{\"key\":\"sk_emb_12345\"}"}`, `{"KEY":"sk_1234567890","key":"sk_1234567890"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		values, ok := secretValues(body)
+		if !ok {
+			return
+		}
+		if len(values) > maxSecretValues || slices.Contains(values, "") {
+			t.Fatalf("values %q", values)
+		}
+		r, ok := newRedactor("sk_live_key_0001").withSecretsIn(body)
+		if !ok {
+			return
+		}
+		if clean := r.bytes(body); r.holds(string(clean)) {
+			t.Fatalf("%q still holds a secret of %q", clean, values)
+		}
+	})
 }
