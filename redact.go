@@ -28,8 +28,9 @@ import (
 // unexported field, finds addresses, whatever the verb (for a bad verb it
 // prints what a pointer to a struct or slice points to, never a string).
 type redactor struct {
-	secrets []*string // none empty; the API key first
-	minRun  int       // the length of the shortest secret in base64
+	secrets  []*string // none empty; the API key first
+	minRun   int       // the length of the shortest secret in base64
+	hasSpace bool      // whether a secret holds white space
 }
 
 // minSecretLen is the fewest characters a secret has: NewClient refuses a
@@ -42,18 +43,19 @@ const minSecretLen = 8
 const maxRounds = 4
 
 // escapes are the decodings of a text but base64: each pattern finds runs
-// of escapes, which its function decodes.
+// of escapes, which start with marker and which its function decodes.
 var escapes = [...]struct {
+	marker string
 	runs   *regexp.Regexp
 	decode func(string) string
 }{
-	{regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), func(run string) string {
+	{`\`, regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), func(run string) string {
 		var s string // \U is \u upper-cased, as a server may upper-case a whole message
 		_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
 		return s
 	}},
-	{regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(run string) string { s, _ := url.PathUnescape(run); return s }},
-	{regexp.MustCompile(`&#?[0-9A-Za-z]+;?`), html.UnescapeString},
+	{"%", regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(run string) string { s, _ := url.PathUnescape(run); return s }},
+	{"&", regexp.MustCompile(`&#?[0-9A-Za-z]+;?`), html.UnescapeString},
 }
 
 // units are what a secret found decoded is replaced with, smallest first:
@@ -76,6 +78,7 @@ func (r *redactor) add(secret string) {
 		return
 	}
 	r.secrets = append(r.secrets, &secret)
+	r.hasSpace = r.hasSpace || strings.ContainsFunc(secret, unicode.IsSpace)
 	if n := base64.RawStdEncoding.EncodedLen(len(secret)); r.minRun == 0 || n < r.minRun {
 		r.minRun = n
 	}
@@ -90,7 +93,7 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	if !ok || slices.ContainsFunc(values, func(v string) bool { return utf8.RuneCountInString(v) < minSecretLen }) {
 		return r, false
 	}
-	out := &redactor{secrets: slices.Clone(r.secrets), minRun: r.minRun}
+	out := &redactor{secrets: slices.Clone(r.secrets), minRun: r.minRun, hasSpace: r.hasSpace}
 	for _, v := range values {
 		out.add(v)
 	}
@@ -191,6 +194,11 @@ func (r *redactor) holds(s string) bool {
 	if !strings.ContainsAny(s, `\%&`) && len(r.appendBase64Texts(buf[:0], s)) == 0 {
 		return false
 	}
+	// No encoding writes white space for a character that is not: a form
+	// of a secret without white space lies within one word of s.
+	if words := strings.Fields(s); !r.hasSpace && len(words) > 1 {
+		return slices.ContainsFunc(words, r.holds)
+	}
 	seen := map[string]bool{s: true}
 	texts := []string{s}
 	for range maxRounds {
@@ -198,7 +206,9 @@ func (r *redactor) holds(s string) bool {
 		for _, t := range texts {
 			decoded := []string{string(r.appendBase64Texts(nil, t))}
 			for _, e := range escapes {
-				decoded = append(decoded, e.runs.ReplaceAllStringFunc(t, e.decode))
+				if strings.Contains(t, e.marker) {
+					decoded = append(decoded, e.runs.ReplaceAllStringFunc(t, e.decode))
+				}
 			}
 			for _, d := range decoded {
 				if r.holdsPlain(d) {
@@ -236,7 +246,7 @@ func indexFold(s, secret string, from int) int {
 func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i <= len(s); i++ {
-		if i < len(s) && strings.IndexByte(base64Chars, s[i]) >= 0 {
+		if i < len(s) && isBase64(s[i]) {
 			continue
 		}
 		if i-start >= r.minRun {
@@ -254,7 +264,9 @@ func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
 	return dst
 }
 
-const base64Chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_"
+func isBase64(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
 
 // maxSecretValues is how many distinct secrets an answer may name and
 // still be shown redacted rather than withheld.
