@@ -24,14 +24,14 @@ func (cl *call) responseError(r *result, withhold bool) *APIError {
 	}
 	var body []byte
 	if clean && !withhold {
-		body = red.bytes(r.data)
+		body = red.errorBody(r.data)
 	}
 	e := &APIError{
 		StatusCode: r.resp.StatusCode,
 		Method:     cl.method,
 		URL:        cl.req.URL.Redacted(),
 		RequestID:  r.rate.requestID,
-		Body:       capErrorBody(body),
+		Body:       body,
 		Header:     r.resp.Header,
 		Attempts:   cl.attempts,
 		kind:       r.kind,

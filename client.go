@@ -51,7 +51,7 @@ type Client struct {
 	transport        *hopTransport
 	retry            retryPolicy
 	observers        []Observer
-	redact           redactor
+	redact           *redactor
 	// authHeader is "Bearer <key>", built once, behind a pointer for the
 	// reason apiKey is.
 	authHeader *string
@@ -111,7 +111,7 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 		maxItems:         defaultMaxItems(cfg.maxItems, cfg.maxResponseBytes),
 		retry:            cfg.retry,
 		observers:        cfg.observers,
-		redact:           redactor{secret: apiKey},
+		redact:           newRedactor(apiKey),
 		authHeader:       Ptr("Bearer " + apiKey),
 		baseString:       base.String(),
 		serverPort:       portOf(base),
@@ -136,7 +136,7 @@ func scrubError(err error, apiKey string) error {
 		// The key was refused before anything could quote it.
 		return err
 	}
-	r := redactor{secret: apiKey}
+	r := newRedactor(apiKey)
 	if msg := err.Error(); r.string(msg) != msg {
 		return invalidArgument("%s", strings.TrimPrefix(r.string(msg), ErrInvalidArgument.Error()+": "))
 	}

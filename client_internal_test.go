@@ -160,7 +160,7 @@ func TestRedactorFindsEveryForm(t *testing.T) {
 		`sk_ünï_cødé`,
 		`&&&&`,
 	} {
-		r := redactor{secret: secret}
+		r := newRedactor(secret)
 		forms := map[string]string{
 			"raw":          secret,
 			"json":         strings.Trim(mustJSON(t, secret), `"`),
@@ -189,7 +189,7 @@ func TestRedactorFindsEveryForm(t *testing.T) {
 		}
 	}
 	t.Run("clean text untouched", func(t *testing.T) {
-		r := redactor{secret: `sk_live_Ab/+<x>&"Zq/9y`}
+		r := newRedactor(`sk_live_Ab/+<x>&"Zq/9y`)
 		for _, s := range []string{"", "sk_live_Ab/+<x>&", `{"error":"\u0041 &amp; %2F"}`, "&#;&#x;&;%", `\`} {
 			assert.Equal(t, s, r.string(s))
 			b := []byte(s)
@@ -197,7 +197,7 @@ func TestRedactorFindsEveryForm(t *testing.T) {
 		}
 	})
 	t.Run("header names and values", func(t *testing.T) {
-		r := redactor{secret: "sk_live_x/y"}
+		r := newRedactor("sk_live_x/y")
 		h := http.Header{"X-Echo": {"key sk_live_x%2Fy"}, "X-Sk_live_x/y": {"v"}, "X-Clean": {"ok"}}
 		got := r.header(h)
 		assert.Equal(t, "key "+redacted, got.Get("X-Echo"))

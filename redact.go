@@ -2,701 +2,330 @@ package seoapi
 
 import (
 	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"html"
+	"io"
 	"net/http"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf16"
+	"unicode"
 	"unicode/utf8"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// redactor finds secrets in what a server sent back (the API key, and the
-// secrets added with with) in any of the encodings a server may echo them
-// in: as is, JSON-escaped (\u0053, \/), percent-encoded (%2F, %C3%BC) or as
-// an HTML character reference (&#47;, &sol;). Each character of a secret
-// may be encoded differently.
+// A redactor removes secrets (the API key, and the secrets of an API key
+// answer) from what a server sent. A text holds a secret when the text, or
+// what up to maxRounds decodings make of it, holds the secret in any letter
+// case. A decoding is one of: JSON string escapes (\u0041, \/), percent
+// escapes, HTML character references, and base64 (either alphabet, padded
+// or not) of a run that decodes to UTF-8 text.
 //
-// Where a form of a secret has more than one reading (a '\' of the secret
-// is a literal '\', or the first half of "\\"), every reading is followed
-// at once, a set of positions in the secret per offset of the text, never
-// one after another, so that finding a secret costs in proportion to
-// len(text) × len(secret) at worst, whatever the secret holds (issue 17
-// item 7: the backtracking matcher this replaced was exponential in a run
-// of backslashes), and a text with no trace of a secret costs a scan. Of
-// overlapping forms, the leftmost is redacted, and of those starting
-// there, the longest, so that no half of an escape is left behind.
+// Each secret is a pointer to a string, in a redactor used through a
+// pointer: fmt, printing by reflection a struct that holds one in an
+// unexported field, finds addresses, whatever the verb (for a bad verb it
+// prints what a pointer to a struct or slice points to, never a string).
 type redactor struct {
-	secret string   // the API key; any length but empty is redacted
-	extra  []string // secrets added by with, each at least minSecretLen bytes
+	secrets  []*string // none empty; the API key first
+	minRun   int       // the length of the shortest secret in base64
+	hasSpace bool      // whether a secret holds white space
 }
 
-// minSecretLen is the shortest secret with adds. A shorter value under a
-// secret's name (a "token" of "abc") would redact ordinary text all through
-// a body, and a one-character one every occurrence of that character;
-// withSecretsIn reports such a body as one to withhold instead.
+// minSecretLen is the fewest characters a secret has: NewClient refuses a
+// shorter key, and an answer with a shorter created secret is withheld.
 const minSecretLen = 8
 
-// with returns r also redacting each of secrets, in every encoding. Empty
-// secrets, secrets shorter than minSecretLen and repeats are ignored.
-func (r redactor) with(secrets ...string) redactor {
-	extra := slices.Clip(r.extra) // appending copies: r keeps its own list
-	for _, s := range secrets {
-		if len(s) >= minSecretLen && s != r.secret && !slices.Contains(extra, s) {
-			extra = append(extra, s)
-		}
-	}
-	return redactor{secret: r.secret, extra: extra}
+// maxRounds bounds how many decodings, one inside another, a text is read
+// through: at most 4+16+64+256 decoded texts, fewer in practice, as
+// decodings in another order give the same text.
+const maxRounds = 4
+
+// escapes are the decodings of a text but base64: each pattern finds runs
+// of escapes, which start with marker and which its function decodes.
+var escapes = [...]struct {
+	marker string
+	runs   *regexp.Regexp
+	decode func(string) string
+}{
+	{`\`, regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), func(run string) string {
+		var s string // \U is \u upper-cased, as a server may upper-case a whole message
+		_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
+		return s
+	}},
+	{"%", regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(run string) string { s, _ := url.PathUnescape(run); return s }},
+	{"&", regexp.MustCompile(`&#?[0-9A-Za-z]+;?`), html.UnescapeString},
 }
 
-// withSecretsIn returns r also redacting the secret values that body holds
-// (see secretValues). ok is false when some of them cannot be redacted
-// (shorter than minSecretLen, or more than maxSecretValues): the caller
-// must then withhold the body rather than redact it.
-func (r redactor) withSecretsIn(body []byte) (_ redactor, ok bool) {
-	values, all := secretValues(body)
-	ok = all
+// units are what a secret found decoded is replaced with, smallest first:
+// a part of a URL or a header value, a JSON string, a word.
+var units = [...]*regexp.Regexp{
+	regexp.MustCompile(`[^\s"'<>?&=;,\\]+`), regexp.MustCompile(`"(?:[^"\\]|\\.)*"`), regexp.MustCompile(`\S+`),
+}
+
+var embeddedObject = regexp.MustCompile(`\{\s*"`)
+
+// newRedactor returns a redactor of key; an empty key redacts nothing.
+func newRedactor(key string) *redactor {
+	r := &redactor{}
+	r.add(key)
+	return r
+}
+
+func (r *redactor) add(secret string) {
+	if secret == "" || slices.ContainsFunc(r.secrets, func(s *string) bool { return *s == secret }) {
+		return
+	}
+	r.secrets = append(r.secrets, &secret)
+	r.hasSpace = r.hasSpace || strings.ContainsFunc(secret, unicode.IsSpace)
+	if n := base64.RawStdEncoding.EncodedLen(len(secret)); r.minRun == 0 || n < r.minRun {
+		r.minRun = n
+	}
+}
+
+// withSecretsIn returns a redactor that also removes the secret values of
+// body, an API key answer (see secretValues). ok is false when the body
+// must be withheld instead: it cannot be read, or holds a secret shorter
+// than minSecretLen characters.
+func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
+	values, ok := secretValues(body)
+	if !ok || slices.ContainsFunc(values, func(v string) bool { return utf8.RuneCountInString(v) < minSecretLen }) {
+		return r, false
+	}
+	out := &redactor{secrets: slices.Clone(r.secrets), minRun: r.minRun, hasSpace: r.hasSpace}
 	for _, v := range values {
-		if len(v) < minSecretLen {
-			ok = false
-		}
+		out.add(v)
 	}
-	return r.with(values...), ok
+	return out, true
 }
 
-// secretAt returns the ith secret r redacts: the API key, then the extra
-// ones.
-func (r redactor) secretAt(i int) string {
-	if i == 0 {
-		return r.secret
-	}
-	return r.extra[i-1]
-}
-
-// count returns how many secrets r redacts, the API key counted even when
-// empty.
-func (r redactor) count() int { return 1 + len(r.extra) }
-
-// bytes returns b with every form of every secret replaced by [REDACTED];
-// b itself is returned when it holds none.
-func (r redactor) bytes(b []byte) []byte {
-	out, _ := r.bytesSteps(b)
-	return out
-}
-
-// bytesSteps is bytes, also returning how many encodings it tried: the
-// work, which tests hold in proportion to the size of b.
-func (r redactor) bytesSteps(b []byte) ([]byte, int) {
-	var sc scanner
-	spans := r.find(b, &sc)
-	if spans == nil {
-		return b, sc.steps
-	}
-	out := make([]byte, 0, len(b))
-	last := 0
-	for _, s := range spans {
-		out = append(append(out, b[last:s.start]...), redacted...)
-		last = s.end
-	}
-	return append(out, b[last:]...), sc.steps
-}
-
-// string is bytes for a string.
-func (r redactor) string(s string) string {
-	if !r.mayHold(s) {
+// string returns s without secrets: each plain occurrence replaced by
+// [REDACTED] in place, then each unit that still holds a secret replaced
+// whole, and the whole of s when it still holds one. It returns s itself
+// when s holds none.
+func (r *redactor) string(s string) string {
+	if !r.holds(s) {
 		return s
 	}
-	b := []byte(s)
-	if out := r.bytes(b); len(out) != len(b) || &out[0] != &b[0] {
-		return string(out)
+	s = r.replacePlain(s)
+	for _, unit := range units {
+		if !r.holds(s) {
+			return s
+		}
+		s = unit.ReplaceAllStringFunc(s, func(u string) string {
+			if !r.holds(u) {
+				return u
+			} else if strings.HasPrefix(u, `"`) && len(u) > 1 {
+				return `"` + redacted + `"` // a JSON string stays one
+			}
+			return redacted
+		})
+	}
+	if r.holds(s) {
+		return redacted
 	}
 	return s
 }
 
-// holds reports whether s holds a form of a secret.
-func (r redactor) holds(s string) bool {
-	if !r.mayHold(s) {
-		return false
+// bytes is string for a body; b itself when it holds no secret.
+func (r *redactor) bytes(b []byte) []byte {
+	if s := string(b); r.holds(s) {
+		return []byte(r.string(s))
 	}
-	var sc scanner
-	return r.find([]byte(s), &sc) != nil
+	return b
 }
 
-// mayHold is the cheap test a string passes before it is scanned: it holds
-// a secret as is, or the '\', '%' or '&' any other form starts with.
-func (r redactor) mayHold(s string) bool {
-	if s == "" {
-		return false
-	}
-	if strings.ContainsAny(s, `\%&`) {
-		return true
-	}
-	for i := range r.count() {
-		if secret := r.secretAt(i); secret != "" && strings.Contains(s, secret) {
-			return true
-		}
-	}
-	return false
+// errorBody returns at most maxErrorBody bytes of b without secrets, read
+// a little past that length so that a secret the cut would halve is found.
+func (r *redactor) errorBody(b []byte) []byte {
+	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
 
-// header returns h with every form of every secret removed from its names
-// and values; h itself when it holds none.
-func (r redactor) header(h http.Header) http.Header {
+// header returns h with its names and values cleaned by string; h itself
+// when it holds no secret.
+func (r *redactor) header(h http.Header) http.Header {
 	dirty := false
-	for k, vs := range h {
-		dirty = dirty || r.holds(k)
-		for _, v := range vs {
-			dirty = dirty || r.holds(v)
-		}
+	for name, values := range h {
+		dirty = dirty || r.holds(name) || slices.ContainsFunc(values, r.holds)
 	}
 	if !dirty {
 		return h
 	}
 	out := make(http.Header, len(h))
-	for k, vs := range h {
-		clean := make([]string, len(vs))
-		for i, v := range vs {
-			clean[i] = r.string(v)
+	for name, values := range h {
+		name = r.string(name)
+		for _, v := range values {
+			out[name] = append(out[name], r.string(v))
 		}
-		out[r.string(k)] = clean
 	}
 	return out
 }
 
-// span is where a form of a secret lies in a text: text[start:end].
-type span struct{ start, end int }
-
-// find returns where b holds a form of any of r's secrets, in order, spans
-// of different secrets that overlap merged into one; nil when there is
-// none.
-func (r redactor) find(b []byte, sc *scanner) []span {
-	var spans []span
-	found := 0 // how many secrets were found
-	for i := range r.count() {
-		secret := r.secretAt(i)
-		if secret == "" {
-			continue
-		}
-		n := len(spans)
-		for from := 0; ; {
-			start, end := sc.next(b, from, secret)
-			if start < 0 {
-				break
-			}
-			if spans == nil {
-				spans = make([]span, 0, 4)
-			}
-			spans = append(spans, span{start, end})
-			from = end
-		}
-		if len(spans) > n {
-			found++
-		}
-	}
-	if found < 2 {
-		return spans // one secret's spans are in order and apart
-	}
-	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
-	merged := spans[:1]
-	for _, s := range spans[1:] {
-		if last := &merged[len(merged)-1]; s.start < last.end {
-			last.end = max(last.end, s.end)
-		} else {
-			merged = append(merged, s)
-		}
-	}
-	return merged
-}
-
-// maxFormLen is the longest encoding of one character the matchers below
-// accept: an HTML reference (&#000128512; and the like, 12 bytes with its
-// ';') or the percent-encoding of four UTF-8 bytes (%F0%9F%98%80).
-const maxFormLen = 12
-
-// ringSize is how many offsets of a text the scanner keeps threads for at
-// once: a power of two above maxFormLen, since a thread moves at most that
-// far ahead in one step.
-const ringSize = 16
-
-// scanner finds the forms of a secret in a text. It counts its steps (one
-// per encoding tried at an offset for a position in the secret), and keeps
-// the threads of a simulation, made only when a text first needs one.
-type scanner struct {
-	steps   int
-	threads *threads
-}
-
-// threads are the partial matches under way in a simulation: for each
-// offset p of the text, in slot p%ringSize, the positions in the secret (a
-// byte index) that a thread reached at p, with the leftmost start that
-// reached each.
-type threads struct {
-	at    [ringSize][]int // positions, in the order they were reached
-	start [ringSize][]int // start[s][k] is 1 + the leftmost start that reached k, or 0
-	live  int             // threads in all slots
-	size  int             // positions each slot has room for
-}
-
-// add records that the text from start matched the secret up to position
-// k, ending at offset p: a new thread, or an earlier start for one already
-// there (the two have the same future).
-func (t *threads) add(p, k, start int) {
-	s := p % ringSize
-	switch old := t.start[s][k]; {
-	case old == 0:
-		t.start[s][k] = start + 1
-		t.at[s] = append(t.at[s], k)
-		t.live++
-	case start+1 < old:
-		t.start[s][k] = start + 1
-	}
-}
-
-// threadsFor returns sc's threads, empty and with room for a secret of n
-// bytes: one array, each slot a fixed part of it, so that no append ever
-// grows one.
-func (sc *scanner) threadsFor(n int) *threads {
-	if t := sc.threads; t != nil && t.size > n {
-		return t // empty: run leaves every slot empty
-	}
-	size := n + 1
-	t := &threads{size: size}
-	at := make([]int, 2*ringSize*size)
-	start := at[ringSize*size:]
-	for s := range ringSize {
-		lo, hi := s*size, (s+1)*size
-		t.at[s], t.start[s] = at[lo:lo:hi], start[lo:hi:hi]
-	}
-	sc.threads = t
-	return t
-}
-
-// next returns the leftmost form of secret in b at or after from, the
-// longest of those that start there, or -1, -1.
-//
-// At each byte that may start a form, it first follows the one reading of
-// the secret from there while there is only one, as cheap as a plain
-// comparison; only where a second reading opens does it simulate all of
-// them, which is rare outside text that holds most of the secret.
-func (sc *scanner) next(b []byte, from int, secret string) (start, end int) {
-	first := secret[0]
-	for p := from; p < len(b); p++ {
-		if c := b[p]; c != first && c != '\\' && c != '%' && c != '&' {
-			continue
-		}
-		end, branched := sc.follow(b, p, secret)
-		switch {
-		case end > 0:
-			return p, end
-		case branched:
-			start, end, resume := sc.run(b, p, secret)
-			if start >= 0 {
-				return start, end
-			}
-			p = resume - 1
-		}
-	}
-	return -1, -1
-}
-
-// follow follows the one reading of secret at b[p]: it returns where the
-// form ends, or 0 when there is none, or branched when a character of the
-// secret has two readings there.
-func (sc *scanner) follow(b []byte, p int, secret string) (end int, branched bool) {
-	for k := 0; k < len(secret); {
-		lengths, count, size := encodedLengths(b[p:], secret[k:])
-		sc.steps++
-		switch count {
-		case 0:
-			return 0, false
-		case 2:
-			return 0, true
-		}
-		p, k = p+lengths[0], k+size
-	}
-	return p, false
-}
-
-// run simulates every reading of secret from b[p] on, starting one more at
-// each byte that may start a form until a form is found: one pass over the
-// text, each offset holding at most one thread per position in the secret.
-// It returns the leftmost longest form, or -1, -1 and an offset before
-// which no form starts. It leaves the threads empty.
-func (sc *scanner) run(b []byte, p int, secret string) (start, end, resume int) {
-	t := sc.threadsFor(len(secret))
-	first := secret[0]
-	start, end = -1, -1
-	for ; ; p++ {
-		if start < 0 && p < len(b) {
-			if c := b[p]; c == first || c == '\\' || c == '%' || c == '&' {
-				t.add(p, 0, p)
+// replacePlain replaces each run of s that occurrences of secrets cover, in
+// any letter case, by [REDACTED].
+func (r *redactor) replacePlain(s string) string {
+	covered := make([]bool, len(s))
+	for _, secret := range r.secrets {
+		for i := indexFold(s, *secret, 0); i >= 0; i = indexFold(s, *secret, i+1) {
+			for j := range len(*secret) {
+				covered[i+j] = true
 			}
 		}
-		s := p % ringSize
-		for _, k := range t.at[s] {
-			from := t.start[s][k] - 1
-			t.start[s][k] = 0
-			t.live--
-			if start >= 0 && from > start {
-				continue // a form further left is already found
+	}
+	var b strings.Builder
+	for i := range len(s) {
+		if !covered[i] {
+			b.WriteByte(s[i])
+		} else if i == 0 || !covered[i-1] {
+			b.WriteString(redacted)
+		}
+	}
+	return b.String()
+}
+
+// holds reports whether s holds a secret, as it stands or decoded. It
+// allocates only when s holds something a decoding changes.
+func (r *redactor) holds(s string) bool {
+	if r.holdsPlain(s) {
+		return true
+	}
+	var buf [512]byte
+	if !strings.ContainsAny(s, `\%&`) && len(r.appendBase64Texts(buf[:0], s)) == 0 {
+		return false
+	}
+	// No encoding writes white space for a character that is not: a form
+	// of a secret without white space lies within one word of s.
+	if words := strings.Fields(s); !r.hasSpace && len(words) > 1 {
+		return slices.ContainsFunc(words, r.holds)
+	}
+	seen := map[string]bool{s: true}
+	texts := []string{s}
+	for range maxRounds {
+		var next []string
+		for _, t := range texts {
+			decoded := []string{string(r.appendBase64Texts(nil, t))}
+			for _, e := range escapes {
+				if strings.Contains(t, e.marker) {
+					decoded = append(decoded, e.runs.ReplaceAllStringFunc(t, e.decode))
+				}
 			}
-			lengths, count, size := encodedLengths(b[p:], secret[k:])
-			sc.steps++
-			for _, n := range lengths[:count] {
-				switch q := p + n; {
-				case k+size < len(secret):
-					t.add(q, k+size, from)
-				case start < 0 || from < start || from == start && q > end:
-					start, end = from, q
+			for _, d := range decoded {
+				if r.holdsPlain(d) {
+					return true
+				} else if !seen[d] {
+					seen[d] = true
+					next = append(next, d)
 				}
 			}
 		}
-		t.at[s] = t.at[s][:0]
-		if t.live == 0 {
-			return start, end, p + 1
-		}
+		texts = next
 	}
+	return false
 }
 
-// encodedLengths returns the lengths of the forms of secret's first
-// character that b starts with: its own bytes, a JSON escape, a
-// percent-encoding, an HTML character reference; and the character's size
-// in secret. There are at most two forms (the literal byte and an escape
-// that starts with it). A byte of secret that is not UTF-8 is a character
-// of its own, written as itself, %XX, or the \ufffd or &#65533; of an
-// encoder that replaced it.
-func encodedLengths(b []byte, secret string) (lengths [2]int, count, size int) {
-	want, size := utf8.DecodeRuneInString(secret)
-	if len(b) >= size && string(b[:size]) == secret[:size] {
-		lengths[count] = size
-		count++
-	}
-	if len(b) == 0 {
-		return lengths, count, size
-	}
-	var n int
-	switch b[0] {
-	case '\\':
-		n = matchBackslash(b, want)
-	case '%':
-		n = matchPercent(b, secret[:size])
-	case '&':
-		n = matchCharRef(b, want)
-	}
-	if n > 0 {
-		lengths[count] = n
-		count++
-	}
-	return lengths, count, size
+func (r *redactor) holdsPlain(s string) bool {
+	return slices.ContainsFunc(r.secrets, func(secret *string) bool { return indexFold(s, *secret, 0) >= 0 })
 }
 
-// matchPercent matches a percent-encoding of the bytes of char: %2F, or
-// %C3%BC for ü.
-func matchPercent(b []byte, char string) int {
-	i := 0
-	for j := range len(char) {
-		if i+3 > len(b) || b[i] != '%' {
-			return 0
-		}
-		if v, ok := hexValue(b[i+1 : i+3]); !ok || byte(v) != char[j] {
-			return 0
-		}
-		i += 3
-	}
-	return i
-}
-
-// matchBackslash matches a JSON escape: \uXXXX, or \/ \\ \" and the like.
-func matchBackslash(b []byte, want rune) int {
-	if len(b) < 2 {
-		return 0
-	}
-	if b[1] == 'u' || b[1] == 'U' {
-		if len(b) >= 6 {
-			if v, ok := hexValue(b[2:6]); ok && v == want {
-				return 6
-			}
-		}
-		return 0
-	}
-	if rune(b[1]) == want && (want == '/' || want == '\\' || want == '"' || want == '\'') {
-		return 2
-	}
-	return 0
-}
-
-// matchCharRef matches an HTML character reference: numeric (&#47;,
-// &#x2F;) or one of the named ones an HTML escaper writes.
-func matchCharRef(b []byte, want rune) int {
-	end := bytes.IndexByte(b[:min(len(b), 12)], ';')
-	if end < 2 {
-		return 0
-	}
-	name := b[1:end]
-	if name[0] != '#' {
-		if v, ok := namedCharRef(string(name)); ok && v == want {
-			return end + 1
-		}
-		return 0
-	}
-	digits := name[1:]
-	if len(digits) == 0 {
-		return 0
-	}
-	var v rune
-	if digits[0] == 'x' || digits[0] == 'X' {
-		var ok bool
-		if v, ok = hexValue(digits[1:]); !ok {
-			return 0
-		}
-	} else {
-		for _, d := range digits {
-			if d < '0' || d > '9' {
-				return 0
-			}
-			v = v*10 + rune(d-'0')
-		}
-	}
-	if v != want {
-		return 0
-	}
-	return end + 1
-}
-
-// namedCharRef gives the character of the HTML named references an
-// escaper may write for the printable ASCII a key can hold.
-func namedCharRef(name string) (rune, bool) {
-	switch name {
-	case "amp", "AMP":
-		return '&', true
-	case "lt", "LT":
-		return '<', true
-	case "gt", "GT":
-		return '>', true
-	case "quot", "QUOT":
-		return '"', true
-	case "apos":
-		return '\'', true
-	case "sol":
-		return '/', true
-	case "bsol":
-		return '\\', true
-	case "plus":
-		return '+', true
-	case "equals":
-		return '=', true
-	case "percnt":
-		return '%', true
-	case "num":
-		return '#', true
-	case "colon":
-		return ':', true
-	case "period":
-		return '.', true
-	case "lowbar", "UnderBar":
-		return '_', true
-	case "hyphen", "dash":
-		return '-', true
-	}
-	return 0, false
-}
-
-func hexValue(b []byte) (rune, bool) {
-	if len(b) == 0 || len(b) > 6 {
-		return 0, false
-	}
-	var v rune
-	for _, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			v = v<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			v = v<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			v = v<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return v, true
-}
-
-// maxSecretValues is how many distinct values secretValues returns. Each
-// secret costs the redactor a pass over the text, so a body naming more
-// than this many (which no honest answer does) is to be withheld, not
-// redacted.
-const maxSecretValues = 16
-
-// maxEmbedded is how deep secretValues looks into JSON written inside a
-// string value ("upstream said: {\"key\":\"sk_…\"}"), each level escaped
-// once more than the one around it.
-const maxEmbedded = 3
-
-// secretValues returns the distinct string values, unescaped, of the
-// members of body whose normalised name (jsonx.NormalizeKey) is one that
-// APIKey reads its secret from (key, apikey, token, secret), at any depth
-// and in JSON written inside string values, in order, so that an error body
-// can be cleaned of a secret the server made. The values "" and
-// "[REDACTED]" are left out. all is false when body holds more than
-// maxSecretValues of them.
-//
-// body may be malformed or cut short (a capped error body): rather than
-// parsing it, which would stop at the first fault, it is read as a
-// sequence of JSON strings, a string followed by ':' naming a member, in
-// one pass whatever the nesting; a value cut off by the end of the body is
-// returned as far as it goes. The work is at most maxEmbedded+1 passes over
-// body, and it never panics.
-func secretValues(body []byte) (values []string, all bool) {
-	var s secretScan
-	all = s.scan(body, 0)
-	return s.values, all
-}
-
-// secretScan is the state of secretValues.
-type secretScan struct {
-	values []string
-	buf    [64]byte // jsonx.NormalizeKey's buffer
-}
-
-// scan adds the secret values text holds to s.values, text being JSON
-// embedded depth times in string values; it reports false when there are
-// more than maxSecretValues.
-func (s *secretScan) scan(text []byte, depth int) bool {
-	for i := 0; i < len(text); {
-		q := bytes.IndexByte(text[i:], '"')
-		if q < 0 {
-			break
-		}
-		str := i + q
-		end := jsonStringEnd(text, str)
-		if end < 0 {
-			// A string cut off by the end: no name, but maybe a value
-			// holding JSON.
-			return s.scanEmbedded(text[str+1:], depth)
-		}
-		i = end
-		colon := skipJSONSpace(text, end)
-		if colon == len(text) || text[colon] != ':' {
-			if !s.scanEmbedded(text[str+1:end-1], depth) {
-				return false
-			}
-			continue // a value, not a member's name
-		}
-		i = colon + 1
-		if !isSecretMember(string(memberName(&s.buf, text[str:end]))) {
-			continue
-		}
-		v := skipJSONSpace(text, i)
-		if v == len(text) || text[v] != '"' {
-			continue // not a string: a number, an object, nothing
-		}
-		end = jsonStringEnd(text, v)
-		if end < 0 {
-			end = len(text) + 1 // cut short: the value runs to the end
-		}
-		value := string(appendUnescaped(nil, text[v+1:end-1]))
-		i = min(end, len(text))
-		if value == "" || value == redacted || slices.Contains(s.values, value) {
-			continue
-		}
-		if len(s.values) == maxSecretValues {
-			return false
-		}
-		s.values = append(s.values, value)
-	}
-	return true
-}
-
-// scanEmbedded scans the content of a string value that holds an escaped
-// quote, as JSON written inside it, unless that is deeper than maxEmbedded.
-func (s *secretScan) scanEmbedded(content []byte, depth int) bool {
-	if depth == maxEmbedded || !bytes.Contains(content, []byte(`\"`)) {
-		return true
-	}
-	return s.scan(appendUnescaped(nil, content), depth+1)
-}
-
-// memberName returns the quoted member name normalised by
-// jsonx.NormalizeKey, unescaped first when it holds an escape.
-func memberName(buf *[64]byte, quoted []byte) []byte {
-	raw := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(raw, '\\') >= 0 {
-		if s, ok := jsonx.Value(quoted).String(); ok {
-			raw = []byte(s)
-		}
-	}
-	return jsonx.NormalizeKey(buf, raw)
-}
-
-// jsonStringEnd returns the index just past the closing quote of the JSON
-// string whose opening quote is at b[i], or -1 when b ends first.
-func jsonStringEnd(b []byte, i int) int {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
+// indexFold returns the index of the first occurrence of secret in s at or
+// after from, in any letter case, or -1.
+func indexFold(s, secret string, from int) int {
+	first := secret[0] | 0x20
+	for i := from; i+len(secret) <= len(s); i++ {
+		if (s[i]|0x20 == first || first >= utf8.RuneSelf) && strings.EqualFold(s[i:i+len(secret)], secret) {
+			return i
 		}
 	}
 	return -1
 }
 
-// skipJSONSpace returns the index of the first byte at or after i that is
-// not JSON white space, or len(b).
-func skipJSONSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// appendUnescaped appends the content of a JSON string to out with its
-// escapes decoded and every other byte as it stands, bytes that are not
-// UTF-8 included: a JSON decoder would replace them with U+FFFD and give a
-// value the body does not hold. An escape cut off by the end of content (a
-// body cut short) ends the value; a malformed one is kept as it stands.
-func appendUnescaped(out, content []byte) []byte {
-	if bytes.IndexByte(content, '\\') < 0 {
-		return append(out, content...)
-	}
-	for i := 0; i < len(content); i++ {
-		c := content[i]
-		if c != '\\' {
-			out = append(out, c)
+// appendBase64Texts appends to dst, each followed by a space, the UTF-8
+// texts that the runs of base64 characters of s ('=' ends a run) at least
+// r.minRun long decode to, in the standard or the URL alphabet.
+func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isBase64(s[i]) {
 			continue
 		}
-		if i+1 == len(content) {
-			break
+		if i-start >= r.minRun {
+			var buf [512]byte
+			src := append(buf[:0], s[start:i]...)
+			for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+				if out, err := enc.AppendDecode(dst, src); err == nil && utf8.Valid(out[len(dst):]) {
+					dst = append(out, ' ')
+					break
+				}
+			}
 		}
-		switch e := content[i+1]; e {
-		case '"', '\\', '/':
-			out, i = append(out, e), i+1
-		case 'b', 'f', 'n', 'r', 't':
-			out, i = append(out, "\b\f\n\r\t"[strings.IndexByte("bfnrt", e)]), i+1
-		case 'u':
-			if i+6 > len(content) {
-				return out
-			}
-			v, ok := hexValue(content[i+2 : i+6])
-			if !ok {
-				out = append(out, c)
-				continue
-			}
-			i += 5
-			if utf16.IsSurrogate(v) {
-				low, ok := rune(0), false
-				if i+7 <= len(content) && content[i+1] == '\\' && content[i+2] == 'u' {
-					low, ok = hexValue(content[i+3 : i+7])
-				}
-				if v = utf16.DecodeRune(v, low); ok && v != utf8.RuneError {
-					i += 6
-				}
-			}
-			out = utf8.AppendRune(out, v)
-		default:
-			out = append(out, c)
+		start = i + 1
+	}
+	return dst
+}
+
+func isBase64(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
+
+// maxSecretValues is how many distinct secrets an answer may name and
+// still be shown redacted rather than withheld.
+const maxSecretValues = 16
+
+// secretValues returns the distinct string values, in order, of the
+// members of body whose normalised name (lower-case, without '_' and '-')
+// isSecretMember, at any depth; "" and [REDACTED] are left out. ok is
+// false when the body must be withheld rather than redacted: it is not
+// JSON (it was cut short, say), a string holds a JSON object (a gateway
+// quoting its upstream's answer), or it names more than maxSecretValues.
+func secretValues(body []byte) (values []string, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var s secretScan
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return s.values, true
+		} else if err != nil || !s.take(tok) {
+			return nil, false
 		}
 	}
-	return out
+}
+
+// secretScan is where secretValues is in the body's tokens.
+type secretScan struct {
+	values     []string
+	open       []json.Delim // the arrays and objects the next token is in
+	member     string       // the name of the member whose value is next
+	expectName bool
+}
+
+// take reads the next token; false means the body is to be withheld.
+func (s *secretScan) take(tok json.Token) bool {
+	str, isString := tok.(string)
+	switch {
+	case isString && embeddedObject.MatchString(str):
+		return false
+	case isString && s.expectName:
+		s.member, s.expectName = str, false
+		return true
+	case tok == json.Delim('{') || tok == json.Delim('['):
+		s.open = append(s.open, tok.(json.Delim))
+	case tok == json.Delim('}') || tok == json.Delim(']'):
+		s.open = s.open[:len(s.open)-1]
+	case isString && s.isNewSecret(str):
+		s.values = append(s.values, str)
+	}
+	s.member, s.expectName = "", len(s.open) > 0 && s.open[len(s.open)-1] == '{'
+	return len(s.values) <= maxSecretValues
+}
+
+func (s *secretScan) isNewSecret(value string) bool {
+	name := strings.Map(func(c rune) rune {
+		if c == '_' || c == '-' {
+			return -1
+		}
+		return unicode.ToLower(c)
+	}, s.member)
+	return isSecretMember(name) && value != "" && value != redacted && !slices.Contains(s.values, value)
 }
