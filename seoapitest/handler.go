@@ -215,7 +215,9 @@ func (s *Server) serveWorkspaces(w http.ResponseWriter, r *call, acct *account) 
 		if !ok {
 			return
 		}
-		writeJSON(w, http.StatusCreated, s.addWorkspace(acct, f["name"]))
+		ws := s.addWorkspace(acct, f["name"])
+		s.created(&ws.shown)
+		writeJSON(w, http.StatusCreated, ws)
 	default:
 		methodNotAllowed(w, "GET, POST")
 	}
@@ -230,7 +232,9 @@ func (s *Server) serveProjects(w http.ResponseWriter, r *call, ws *workspace) {
 		if !ok {
 			return
 		}
-		writeJSON(w, http.StatusCreated, s.addProject(ws, f["name"], f["domain"]))
+		p := s.addProject(ws, f["name"], f["domain"])
+		s.created(&p.shown)
+		writeJSON(w, http.StatusCreated, p)
 	default:
 		methodNotAllowed(w, "GET, POST")
 	}
@@ -311,7 +315,9 @@ func (s *Server) serveMembers(w http.ResponseWriter, r *call, ws *workspace) {
 			writeError(w, http.StatusConflict, "already_member", "this email is already a member")
 			return
 		}
-		writeJSON(w, http.StatusCreated, s.addMember(ws, f["email"], f["name"], f["role"]))
+		m := s.addMember(ws, f["email"], f["name"], f["role"])
+		s.created(&m.shown)
+		writeJSON(w, http.StatusCreated, m)
 	default:
 		methodNotAllowed(w, "GET, POST")
 	}
@@ -334,6 +340,7 @@ func (s *Server) serveAPIKeys(w http.ResponseWriter, r *call, ws *workspace) {
 			return
 		}
 		rec := s.addKey(ws.account, ws.ID, f["name"])
+		s.created(&rec.shown)
 		// The secret is shown once, in the response to its creation.
 		writeJSON(w, http.StatusCreated, struct {
 			*keyRec
