@@ -152,4 +152,3 @@ func TestReconcilingCostsOneReadOfTheList(t *testing.T) {
 		assert.LessOrEqual(t, len(srv.Requests())-before, limit)
 	})
 }
-
