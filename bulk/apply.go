@@ -63,7 +63,8 @@ type run struct {
 // One item's failure never stops the others; it is listed in the
 // Report. Apply returns an error, with the Report so far, only when the
 // journal fails or ctx ends; applying the same plan again (or a new plan
-// with the same journal) then carries on where it stopped.
+// with the same journal) then carries on where it stopped: Apply reads
+// each item's last record in the journal before it acts on it.
 func (j *Job) Apply(ctx context.Context, p *Plan) (*Report, error) {
 	if p == nil || p.job != j {
 		return nil, invalid("Apply: the plan was not made by this Job")
@@ -83,6 +84,8 @@ func (r *run) apply(ctx context.Context) error {
 	var writes []*Action
 	for i := range r.plan.Actions {
 		a := r.plan.Actions[i]
+		// What an earlier Apply of this plan recorded counts too.
+		r.job.applyJournal(r.plan.res, &a)
 		switch {
 		case a.blocked != nil:
 			r.fail(a.Key, a.blocked)

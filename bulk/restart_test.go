@@ -154,3 +154,50 @@ func TestUnknownOutcomesSettleInOneApply(t *testing.T) {
 	assert.Equal(t, 2, count(srv, "GET", "/projects"), "one read to plan, one look")
 	assert.Len(t, projectsOf(t, c, ws), 4)
 }
+
+// cancelJournal is a memJournal that cancels a context once it holds n
+// records.
+type cancelJournal struct {
+	memJournal
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelJournal) Append(ctx context.Context, r bulk.Record) error {
+	err := c.memJournal.Append(ctx, r)
+	if len(c.records()) == c.n {
+		c.cancel()
+	}
+	return err
+}
+
+// TestApplyAgainAfterAnInterruption: an Apply whose context ends half-way
+// returns the context's error; applying the same plan again finishes the
+// job without sending any write twice.
+func TestApplyAgainAfterAnInterruption(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	c := fastClient(t, srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j := &cancelJournal{n: 1 + 2*10 + 1, cancel: cancel} // the read, ten writes, one intended
+	job := bulk.New(c, j, bulk.WithConcurrency(1), bulk.WithSettle(time.Millisecond))
+	plan, err := job.PlanProjects(ctx, ws, wantProjects(30))
+	require.NoError(t, err)
+	rep, err := job.Apply(ctx, plan)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotNil(t, rep)
+	assert.Equal(t, 10, rep.Created)
+
+	rep, err = job.Apply(context.Background(), plan)
+	require.NoError(t, err)
+	assert.Equal(t, 30, rep.Created+rep.Adopted+rep.Unchanged)
+	assert.Equal(t, 10, rep.Unchanged, "done by the first Apply")
+	assert.Equal(t, 30, count(srv, "POST", "/projects"), "no write sent twice")
+	assert.Len(t, projectsOf(t, c, ws), 30)
+
+	rep, err = job.Apply(context.Background(), plan)
+	require.NoError(t, err)
+	assert.Equal(t, bulk.Report{Unchanged: 30}, *rep, "a plan applied again sends nothing")
+	assert.Equal(t, 30, count(srv, "POST", "/projects"))
+}
