@@ -134,10 +134,7 @@ func TestCrashSafeImport(t *testing.T) {
 	t.Logf("%s=%d", crashSeedEnv, seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
+	addr := crashAddr(t, rng)
 	k := &killer{fake: fake}
 	journal := filepath.Join(t.TempDir(), "import.journal")
 	env := append(os.Environ(), crashChildEnv+"=1", crashURLEnv+"=http://"+addr, crashKeyEnv+"="+fake.Key(),
@@ -187,6 +184,24 @@ func TestCrashSafeImport(t *testing.T) {
 	assert.NotContains(t, string(data), fake.Key(), "no key in the journal")
 }
 
+// crashAddr picks a loopback address for the fake that every run listens
+// on again (the child's journal holds page tokens bound to the base URL).
+// Its port lies below the ephemeral ranges of Linux (32768 up) and other
+// systems (49152 up), so that no outgoing connection takes it while no run
+// listens on it.
+func crashAddr(t *testing.T, rng *rand.Rand) string {
+	t.Helper()
+	for range 100 {
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(20000+rng.IntN(12000)))
+		if ln, err := net.Listen("tcp", addr); err == nil {
+			require.NoError(t, ln.Close())
+			return addr
+		}
+	}
+	t.Fatal("no free loopback port between 20000 and 32000")
+	return ""
+}
+
 // plannedRequests is what the plans of the import count on an empty
 // workspace.
 func plannedRequests(t *testing.T, c *seoapi.Client, ws string) int {
@@ -205,7 +220,7 @@ func plannedRequests(t *testing.T, c *seoapi.Client, ws string) int {
 func runChild(t *testing.T, k *killer, addr string, env []string, killAt int, afterServe bool) (killed bool) {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
-	require.NoError(t, err)
+	require.NoError(t, err, "listening again on the fake's address")
 	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: k, ReadHeaderTimeout: time.Minute}}
 	ts.Start()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashSafeImport$")

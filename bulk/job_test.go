@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/seoapi/seoapi-go"
 	"github.com/seoapi/seoapi-go/bulk"
@@ -178,4 +179,13 @@ func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(line), `"op":"create","state":"done"`)
 	assert.NotContains(t, string(line), srv.Key())
+}
+
+func TestPlanString(t *testing.T) {
+	t.Parallel()
+	var nilPlan *bulk.Plan
+	assert.Equal(t, "<nil plan>", nilPlan.String())
+	assert.Equal(t, "0 create, 0 update, 0 delete, 0 none; 0 requests, ETA 0s", (&bulk.Plan{}).String())
+	p := &bulk.Plan{Actions: []bulk.Action{{Op: bulk.OpCreate}, {Op: bulk.OpNone}, {Op: bulk.OpNone, Prior: bulk.StateUnknown}}, Requests: 1, ETA: 20 * time.Millisecond}
+	assert.Equal(t, "1 create, 0 update, 0 delete, 2 none (1 adopted); 1 requests, ETA 20ms", p.String())
 }
