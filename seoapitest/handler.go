@@ -182,18 +182,23 @@ func (s *Server) route(w http.ResponseWriter, r *call, acct *account) {
 		writeError(w, http.StatusNotFound, "not_found", "workspace not found")
 		return
 	}
-	if len(rest) >= 3 && rest[1] == "projects" {
-		s.routeProject(w, r, ws, rest[2], rest[3:])
-		return
-	}
+	s.routeWorkspace(w, r, ws, rest[1:])
+}
+
+// routeWorkspace serves the paths under one workspace.
+func (s *Server) routeWorkspace(w http.ResponseWriter, r *call, ws *workspace, rest []string) {
 	switch {
-	case len(rest) == 2 && rest[1] == "projects":
+	case len(rest) >= 2 && rest[0] == "projects":
+		s.routeProject(w, r, ws, rest[1], rest[2:])
+	case len(rest) != 1:
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
+	case rest[0] == "projects":
 		s.serveProjects(w, r, ws)
-	case len(rest) == 2 && rest[1] == "content-plans":
+	case rest[0] == "content-plans":
 		s.serveContentPlans(w, r, ws)
-	case len(rest) == 2 && rest[1] == "members":
+	case rest[0] == "members":
 		s.serveMembers(w, r, ws)
-	case len(rest) == 2 && rest[1] == "api-keys":
+	case rest[0] == "api-keys":
 		s.serveAPIKeys(w, r, ws)
 	default:
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
