@@ -92,15 +92,17 @@ func TestListLagHidesACreatedResourceFromListsOnly(t *testing.T) {
 	}
 }
 
-func TestListLagZeroListsAtOnce(t *testing.T) {
+func TestListLagZeroListsEverythingAtOnce(t *testing.T) {
 	t.Parallel()
 	s := New()
 	s.SetLimits(Limits{})
 	ws := s.AddWorkspace("Acme")
 	s.SetListLag(time.Hour)
-	s.SetListLag(0)
 	status, _ := do(t, s, http.MethodPost, "/api/workspaces/"+ws+"/projects", `{"name":"Shop"}`)
 	require.Equal(t, http.StatusCreated, status)
 	_, list := do(t, s, http.MethodGet, "/api/workspaces/"+ws+"/projects", "")
-	assert.Equal(t, []string{"Shop"}, names(t, list))
+	assert.Empty(t, names(t, list))
+	s.SetListLag(0)
+	_, list = do(t, s, http.MethodGet, "/api/workspaces/"+ws+"/projects", "")
+	assert.Equal(t, []string{"Shop"}, names(t, list), "created under the lag, listed once it is 0")
 }
