@@ -32,6 +32,7 @@ type Plan struct {
 
 // Action is what a plan does to one item.
 type Action struct {
+	// Op is what is done to the item.
 	Op Op
 	// Key is the item's natural key: ProjectKey, MemberKey or
 	// WorkspaceKey.
