@@ -102,7 +102,8 @@
 //
 // Faults. FailNext (a status, with headers such as Retry-After), DropNext
 // (a connection closed unanswered, before or after the request took
-// effect) and SetDelay (every answer held) inject failures. Each request
+// effect), SetDelay (every answer held) and SetListLag (a resource created
+// through the API listed only after a while) inject failures. Each request
 // takes the next queued fault, in the order they were queued, before
 // authentication and limits. SetDelay holds every answer, faults included;
 // a client that gives up during the delay gets nothing.

@@ -182,18 +182,23 @@ func (s *Server) route(w http.ResponseWriter, r *call, acct *account) {
 		writeError(w, http.StatusNotFound, "not_found", "workspace not found")
 		return
 	}
-	if len(rest) >= 3 && rest[1] == "projects" {
-		s.routeProject(w, r, ws, rest[2], rest[3:])
-		return
-	}
+	s.routeWorkspace(w, r, ws, rest[1:])
+}
+
+// routeWorkspace serves the paths under one workspace.
+func (s *Server) routeWorkspace(w http.ResponseWriter, r *call, ws *workspace, rest []string) {
 	switch {
-	case len(rest) == 2 && rest[1] == "projects":
+	case len(rest) >= 2 && rest[0] == "projects":
+		s.routeProject(w, r, ws, rest[1], rest[2:])
+	case len(rest) != 1:
+		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
+	case rest[0] == "projects":
 		s.serveProjects(w, r, ws)
-	case len(rest) == 2 && rest[1] == "content-plans":
+	case rest[0] == "content-plans":
 		s.serveContentPlans(w, r, ws)
-	case len(rest) == 2 && rest[1] == "members":
+	case rest[0] == "members":
 		s.serveMembers(w, r, ws)
-	case len(rest) == 2 && rest[1] == "api-keys":
+	case rest[0] == "api-keys":
 		s.serveAPIKeys(w, r, ws)
 	default:
 		writeError(w, http.StatusNotFound, "not_found", "no such endpoint")
@@ -215,7 +220,9 @@ func (s *Server) serveWorkspaces(w http.ResponseWriter, r *call, acct *account) 
 		if !ok {
 			return
 		}
-		writeJSON(w, http.StatusCreated, s.addWorkspace(acct, f["name"]))
+		ws := s.addWorkspace(acct, f["name"])
+		s.created(&ws.shown)
+		writeJSON(w, http.StatusCreated, ws)
 	default:
 		methodNotAllowed(w, "GET, POST")
 	}
@@ -230,7 +237,9 @@ func (s *Server) serveProjects(w http.ResponseWriter, r *call, ws *workspace) {
 		if !ok {
 			return
 		}
-		writeJSON(w, http.StatusCreated, s.addProject(ws, f["name"], f["domain"]))
+		p := s.addProject(ws, f["name"], f["domain"])
+		s.created(&p.shown)
+		writeJSON(w, http.StatusCreated, p)
 	default:
 		methodNotAllowed(w, "GET, POST")
 	}
@@ -311,7 +320,9 @@ func (s *Server) serveMembers(w http.ResponseWriter, r *call, ws *workspace) {
 			writeError(w, http.StatusConflict, "already_member", "this email is already a member")
 			return
 		}
-		writeJSON(w, http.StatusCreated, s.addMember(ws, f["email"], f["name"], f["role"]))
+		m := s.addMember(ws, f["email"], f["name"], f["role"])
+		s.created(&m.shown)
+		writeJSON(w, http.StatusCreated, m)
 	default:
 		methodNotAllowed(w, "GET, POST")
 	}
@@ -334,6 +345,7 @@ func (s *Server) serveAPIKeys(w http.ResponseWriter, r *call, ws *workspace) {
 			return
 		}
 		rec := s.addKey(ws.account, ws.ID, f["name"])
+		s.created(&rec.shown)
 		// The secret is shown once, in the response to its creation.
 		writeJSON(w, http.StatusCreated, struct {
 			*keyRec

@@ -65,9 +65,7 @@ type wholeEnvelope struct {
 
 // writeList answers a list request in the current paging style.
 func (s *Server) writeList(w http.ResponseWriter, r *http.Request, items []any) {
-	if items == nil {
-		items = []any{}
-	}
+	items = s.listed(items)
 	q := r.URL.Query()
 	perPage, ok := positiveParam(w, q, "per_page", s.pageSize)
 	if !ok {

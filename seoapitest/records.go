@@ -21,6 +21,7 @@ type keyRec struct {
 	secret    string
 	account   *account
 	workspace string
+	shown
 }
 
 type workspace struct {
@@ -33,6 +34,7 @@ type workspace struct {
 	projects     []*project
 	contentPlans []*contentPlan
 	members      []*member
+	shown
 }
 
 type project struct {
@@ -44,6 +46,7 @@ type project struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 
 	competitors []*competitor
+	shown
 }
 
 type contentPlan struct {
@@ -62,6 +65,8 @@ type member struct {
 	Name      string    `json:"name"`
 	Role      string    `json:"role"`
 	CreatedAt time.Time `json:"createdAt"`
+
+	shown
 }
 
 type competitor struct {

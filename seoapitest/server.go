@@ -76,6 +76,7 @@ type Server struct {
 	pageSize   int
 	faults     []fault
 	delay      time.Duration
+	listLag    time.Duration
 	requests   []Request
 	throttled  int
 }

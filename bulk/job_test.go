@@ -1,0 +1,191 @@
+package bulk_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/seoapi/seoapi-go"
+	"github.com/seoapi/seoapi-go/bulk"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPlanAndApplyProjects(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	srv.AddProject(ws, "A", "a.example")
+	bID := srv.AddProject(ws, "Old name", "B.example")
+	strayID := srv.AddProject(ws, "Stray", "stray.example")
+	c := fastClient(t, srv)
+	ctx := context.Background()
+	job := bulk.New(c, &memJournal{})
+
+	want := []seoapi.ProjectCreateRequest{
+		{Name: "A", Domain: "a.example"},
+		{Name: "B", Domain: "b.example"},
+		{Name: "C", Domain: "c.example"},
+		{Name: "Notes"},
+	}
+	plan, err := job.PlanProjects(ctx, ws, want, bulk.Prune())
+	require.NoError(t, err)
+	require.Len(t, plan.Actions, 5)
+	got := make([]string, len(plan.Actions))
+	for i, a := range plan.Actions {
+		got[i] = a.Op.String() + " " + a.Key
+	}
+	assert.Equal(t, []string{"none a.example", "update b.example", "create c.example", "create name:Notes", "delete stray.example"}, got)
+	assert.Equal(t, []string{"name"}, plan.Actions[1].Fields, "only the field that differs; the domain's case is no difference")
+	assert.Equal(t, bID, plan.Actions[1].ID)
+	assert.Equal(t, 4, plan.Requests)
+	assert.Equal(t, 1, count(srv, "GET", "/projects"), "planning reads the list once")
+
+	rep, err := job.Apply(ctx, plan)
+	require.NoError(t, err)
+	assert.Equal(t, bulk.Report{Created: 2, Updated: 1, Deleted: 1, Unchanged: 1}, *rep)
+
+	reqs := srv.Requests()[1:]
+	require.Len(t, reqs, 4, "exactly the plan's requests")
+	base := "/api/workspaces/" + ws + "/projects"
+	var posts []string
+	for _, r := range reqs {
+		switch r.Method {
+		case "PATCH":
+			assert.Equal(t, base+"/"+bID, r.Path)
+			assert.JSONEq(t, `{"name":"B"}`, string(r.Body), "only the field that differs")
+		case "DELETE":
+			assert.Equal(t, base+"/"+strayID, r.Path)
+		case "POST":
+			assert.Equal(t, base, r.Path)
+			posts = append(posts, string(r.Body))
+		}
+	}
+	assert.ElementsMatch(t, []string{`{"name":"C","domain":"c.example"}`, `{"name":"Notes"}`}, posts)
+	have := projectsOf(t, c, ws)
+	assert.Len(t, have, 4)
+	for _, w := range want {
+		p := have[bulk.ProjectKey(w.Name, w.Domain)]
+		require.NotNil(t, p, w)
+		assert.Equal(t, w.Name, p.Name)
+	}
+
+	again, err := job.PlanProjects(ctx, ws, want, bulk.Prune())
+	require.NoError(t, err)
+	assert.Equal(t, map[bulk.Op]int{bulk.OpNone: 4}, ops(again))
+	assert.Zero(t, again.Requests)
+}
+
+func TestPlanRefusesBeforeSending(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	job := bulk.New(fastClient(t, srv), &memJournal{})
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		plan func() (*bulk.Plan, error)
+	}{
+		{"two projects with one domain", func() (*bulk.Plan, error) {
+			return job.PlanProjects(ctx, ws, []seoapi.ProjectCreateRequest{{Name: "A", Domain: "x.example"}, {Name: "B", Domain: "X.example"}})
+		}},
+		{"a project with neither name nor domain", func() (*bulk.Plan, error) {
+			return job.PlanProjects(ctx, ws, []seoapi.ProjectCreateRequest{{}})
+		}},
+		{"no workspace", func() (*bulk.Plan, error) { return job.PlanProjects(ctx, "", nil) }},
+		{"members with Prune", func() (*bulk.Plan, error) { return job.PlanMembers(ctx, ws, wantMembers(1), bulk.Prune()) }},
+		{"workspaces with Prune", func() (*bulk.Plan, error) {
+			return job.PlanWorkspaces(ctx, []seoapi.WorkspaceCreateRequest{{Name: "W"}}, bulk.Prune())
+		}},
+		{"two members with one email", func() (*bulk.Plan, error) {
+			return job.PlanMembers(ctx, ws, []seoapi.MemberAddRequest{{Email: "a@x.example"}, {Email: "A@x.example"}})
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := tc.plan()
+			assert.Nil(t, p)
+			assert.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+		})
+	}
+	assert.Empty(t, srv.Requests(), "nothing sent")
+
+	_, err := bulk.New(nil, &memJournal{}).PlanWorkspaces(ctx, nil)
+	assert.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+	other, err := bulk.New(fastClient(t, srv), &memJournal{}).PlanWorkspaces(ctx, nil)
+	require.NoError(t, err)
+	_, err = job.Apply(ctx, other)
+	assert.ErrorIs(t, err, seoapi.ErrInvalidArgument, "a plan is applied by the Job that made it")
+}
+
+func TestMembersAndWorkspaces(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	srv.AddMember(ws, "Ann@Example.com", "owner")
+	// The published limits, so that the plan's ETA is known.
+	c := srv.Client()
+	ctx := context.Background()
+	job := bulk.New(c, &memJournal{})
+
+	mp, err := job.PlanMembers(ctx, ws, []seoapi.MemberAddRequest{{Email: "ann@example.com", Role: "editor"}, {Email: "bob@example.com", Role: "editor"}})
+	require.NoError(t, err)
+	assert.Equal(t, map[bulk.Op]int{bulk.OpNone: 1, bulk.OpCreate: 1}, ops(mp), "an existing member is left as is, whatever its role")
+	rep, err := job.Apply(ctx, mp)
+	require.NoError(t, err)
+	assert.Equal(t, bulk.Report{Created: 1, Unchanged: 1}, *rep)
+	assert.Len(t, membersOf(t, c, ws), 2)
+
+	wp, err := job.PlanWorkspaces(ctx, []seoapi.WorkspaceCreateRequest{{Name: "Acme"}, {Name: "Beta"}})
+	require.NoError(t, err)
+	assert.Equal(t, "workspace: 1 create, 0 update, 0 delete, 1 none; 1 requests, ETA 20ms", wp.String())
+	rep, err = job.Apply(ctx, wp)
+	require.NoError(t, err)
+	assert.Equal(t, bulk.Report{Created: 1, Unchanged: 1}, *rep)
+	var names []string
+	for w, err := range c.Workspaces.All(ctx, nil) {
+		require.NoError(t, err)
+		names = append(names, w.Name)
+	}
+	assert.Equal(t, []string{"Acme", "Beta"}, names)
+}
+
+func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	j := &memJournal{}
+	job := bulk.New(fastClient(t, srv), j)
+	ctx := context.Background()
+	plan, err := job.PlanProjects(ctx, ws, wantProjects(1))
+	require.NoError(t, err)
+	_, err = job.Apply(ctx, plan)
+	require.NoError(t, err)
+
+	recs := j.records()
+	require.Len(t, recs, 3)
+	assert.Equal(t, bulk.StateRead, recs[0].State)
+	assert.Equal(t, 1, recs[0].Page)
+	assert.Empty(t, recs[0].Next, "the only page")
+	for i, st := range []bulk.State{bulk.StateIntended, bulk.StateDone} {
+		r := recs[i+1]
+		assert.Equal(t, st, r.State)
+		assert.Equal(t, bulk.OpCreate, r.Op)
+		assert.Equal(t, "project", r.Resource)
+		assert.Equal(t, ws, r.Parent)
+		assert.Equal(t, "site-0.example", r.Key)
+		assert.False(t, r.Time.IsZero())
+	}
+	assert.Empty(t, recs[1].ID)
+	assert.NotEmpty(t, recs[2].ID)
+	line, err := json.Marshal(recs[2])
+	require.NoError(t, err)
+	assert.Contains(t, string(line), `"op":"create","state":"done"`)
+	assert.NotContains(t, string(line), srv.Key())
+}
+
+func TestPlanString(t *testing.T) {
+	t.Parallel()
+	var nilPlan *bulk.Plan
+	assert.Equal(t, "<nil plan>", nilPlan.String())
+	assert.Equal(t, "0 create, 0 update, 0 delete, 0 none; 0 requests, ETA 0s", (&bulk.Plan{}).String())
+	p := &bulk.Plan{Actions: []bulk.Action{{Op: bulk.OpCreate}, {Op: bulk.OpNone}, {Op: bulk.OpNone, Prior: bulk.StateUnknown}}, Requests: 1, ETA: 20 * time.Millisecond}
+	assert.Equal(t, "1 create, 0 update, 0 delete, 2 none (1 adopted); 1 requests, ETA 20ms", p.String())
+}
