@@ -7,8 +7,10 @@ package seoapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 
 	"github.com/seoapi/seoapi-go"
@@ -533,4 +535,36 @@ func ExampleAPIKeysService_Create() {
 	// ci [REDACTED]
 	// [REDACTED]
 	// 1 <nil>
+}
+
+func ExampleProject_Raw() {
+	// A server that sends a field the SDK does not know.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `[{"id":"p1","name":"Shop","locale":"de"}]`)
+	}))
+	defer srv.Close()
+
+	client, err := seoapi.NewClient(srv.URL, "sk_example_0123456789abcdef0123456789")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	projects, _, err := client.Projects.List(context.Background(), "w1", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Raw is the JSON object the project was read from: nothing is lost.
+	p := projects[0]
+	var extra struct{ Locale string }
+	if err := json.Unmarshal(p.Raw(), &extra); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(p.ID, p.Name, extra.Locale)
+	fmt.Println(string(p.Raw()))
+	// Output:
+	// p1 Shop de
+	// {"id":"p1","name":"Shop","locale":"de"}
 }

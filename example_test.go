@@ -8,6 +8,7 @@ package seoapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -419,4 +420,30 @@ func ExampleClient_Do() {
 	}
 	fmt.Println(resp.StatusCode, len(raw), raw[0]["name"])
 	// Output: 200 1 Acme
+}
+
+func ExampleClient_BaseURL() {
+	client, err := seoapi.NewClient("https://api.example.com/v1", "sk_example_0123456789abcdef0123456789")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Relative paths given to NewRequest resolve under the base URL.
+	fmt.Println(client.BaseURL())
+	// Output:
+	// https://api.example.com/v1/
+}
+
+func ExamplePtr() {
+	// Update sends only the fields that are set: Ptr sets one, here to an
+	// empty name, which a plain string field could not send.
+	req := &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("")}
+	body, err := json.Marshal(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(body))
+	// Output:
+	// {"name":""}
 }

@@ -101,23 +101,40 @@ func runAgainstFake(ctx context.Context, out io.Writer) error {
 	return finale(ctx, out, fake, baseURL, client, t)
 }
 
-// listEverything is the read-only run against a real API.
+// listEverything is the read-only run against a real API. It ends with a
+// line saying what it found, so that a key that sees nothing is told so.
 func listEverything(ctx context.Context, out io.Writer, client *seoapi.Client) error {
+	workspaces, projects := 0, 0
 	for ws, err := range client.Workspaces.All(ctx, nil) {
 		if err != nil {
 			return err
 		}
+		workspaces++
 		fmt.Fprintf(out, "Workspace %s  %s\n", ws.ID, ws.Name)
 		t := newTable(out, "  PROJECT", "NAME", "DOMAIN")
 		for p, err := range client.Projects.All(ctx, ws.ID, nil) {
 			if err != nil {
 				return err
 			}
+			projects++
 			t.row("  "+p.ID, p.Name, p.Domain)
 		}
 		t.flush()
 	}
+	if workspaces == 0 {
+		fmt.Fprintln(out, "The key sees no workspace; nothing was changed. Run with -write to create one.")
+		return nil
+	}
+	fmt.Fprintf(out, "%s, %s; nothing was changed.\n", count(workspaces, "workspace"), count(projects, "project"))
 	return nil
+}
+
+// count writes n and a noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // describe says what a failed call got, for the finale's expected errors.

@@ -88,6 +88,34 @@ func TestReadOnlyRunAgainstAConfiguredAPI(t *testing.T) {
 	}
 }
 
+func TestReadOnlyRunSaysWhatItFound(t *testing.T) {
+	tests := []struct {
+		name       string
+		workspaces []string
+		want       string
+	}{
+		{"no workspace", nil, "The key sees no workspace; nothing was changed. Run with -write to create one.\n"},
+		{"two workspaces", []string{"Acme", "Beta"}, "2 workspaces, 1 project; nothing was changed.\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := seoapitest.NewServer(t)
+			for _, name := range tt.workspaces {
+				ws := srv.AddWorkspace(name)
+				if name == "Acme" {
+					srv.AddProject(ws, "Shop", "shop.example")
+				}
+			}
+			t.Setenv("SEOAPI_BASE_URL", srv.URL())
+			t.Setenv("SEOAPI_API_KEY", srv.Key())
+
+			var out bytes.Buffer
+			require.NoError(t, run(context.Background(), &out, false))
+			assert.True(t, strings.HasSuffix(out.String(), tt.want), "ends with %q:\n%s", tt.want, out.String())
+		})
+	}
+}
+
 // mockAfterDelete stands for a live API that behaves unlike the fake after
 // a delete, as a Prism mock of the contract does: it answers the DELETE
 // but keeps the project.
