@@ -158,7 +158,11 @@ func ExampleOpenFile() {
 		log.Fatal(err)
 	}
 	for _, r := range records {
-		if r.State == bulk.StateRead {
+		switch {
+		case r.State == bulk.StateRead && r.Next == "":
+			fmt.Printf("read of the %ss over\n", r.Resource)
+			continue
+		case r.State == bulk.StateRead:
 			fmt.Printf("read page %d of the %ss: %d found\n", r.Page, r.Resource, len(r.Seen))
 			continue
 		}
@@ -166,6 +170,7 @@ func ExampleOpenFile() {
 	}
 	// Output:
 	// read page 1 of the projects: 2 found
+	// read of the projects over
 	// intended update blog.example (id "proj_000004")
 	// done update blog.example (id "proj_000004")
 	// intended create docs.example (id "")

@@ -160,12 +160,14 @@ func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
 	require.NoError(t, err)
 
 	recs := j.records()
-	require.Len(t, recs, 3)
+	require.Len(t, recs, 4)
 	assert.Equal(t, bulk.StateRead, recs[0].State)
 	assert.Equal(t, 1, recs[0].Page)
-	assert.Empty(t, recs[0].Next, "the only page")
+	assert.NotEmpty(t, recs[0].Next, "the only page: its Next resumes to the end")
+	assert.Equal(t, bulk.StateRead, recs[1].State)
+	assert.Empty(t, recs[1].Next, "the read is over")
 	for i, st := range []bulk.State{bulk.StateIntended, bulk.StateDone} {
-		r := recs[i+1]
+		r := recs[i+2]
 		assert.Equal(t, st, r.State)
 		assert.Equal(t, bulk.OpCreate, r.Op)
 		assert.Equal(t, "project", r.Resource)
@@ -173,9 +175,9 @@ func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
 		assert.Equal(t, "site-0.example", r.Key)
 		assert.False(t, r.Time.IsZero())
 	}
-	assert.Empty(t, recs[1].ID)
-	assert.NotEmpty(t, recs[2].ID)
-	line, err := json.Marshal(recs[2])
+	assert.Empty(t, recs[2].ID)
+	assert.NotEmpty(t, recs[3].ID)
+	line, err := json.Marshal(recs[3])
 	require.NoError(t, err)
 	assert.Contains(t, string(line), `"op":"create","state":"done"`)
 	assert.NotContains(t, string(line), srv.Key())

@@ -46,7 +46,8 @@ const (
 	// StateFailed: the write was refused; Err is why.
 	StateFailed State = "failed"
 	// StateRead: a page of the list was read while planning; Next and
-	// Seen say where the next page is and what the page held.
+	// Seen say where the next page is and what the page held. A read
+	// record without Next says the read of the list is over.
 	StateRead State = "read"
 )
 

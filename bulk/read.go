@@ -76,6 +76,12 @@ func (j *Job) readPages(ctx context.Context, r *resource, snap *snapshot, page i
 		snap.add(p.seen)
 		page++
 	}
+	// The last page's Next resumes to the end of the list: a record with
+	// no Next says the read is over, so a new plan reads afresh.
+	end := Record{Resource: r.list.resource, Parent: r.list.parent, State: StateRead, Page: page}
+	if err := j.append(ctx, end); err != nil {
+		return nil, err
+	}
 	return snap, nil
 }
 
