@@ -93,13 +93,13 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req, cancel := t.bound(req)
 	defer cancel()
 	resp, err := t.next.RoundTrip(req)
-	t.limiter.done(ticket)
+	t.limiter.done(ticket, err == nil)
 	if err != nil {
 		return nil, &sendError{err: t.timeoutCause(req, err)}
 	}
 	a := t.readHeaders(resp)
 	if f, ok := a.hold(resp.StatusCode, t.now()); ok {
-		t.limiter.feedback(req.Context(), f)
+		t.limiter.feedback(req.Context(), ticket, f)
 	}
 	if err := t.readBody(resp, a); err != nil {
 		return nil, &cutError{err: t.timeoutCause(req, err)}

@@ -272,7 +272,7 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 	}
 	c.transport = &hopTransport{
 		next:     next,
-		limiter:  newAttemptLimiter(rl, c.retry.maxWait, c.now),
+		limiter:  newAttemptLimiter(rl, c.now),
 		maxWait:  c.retry.maxWait,
 		timeout:  wrapped.Timeout,
 		maxBytes: c.maxResponseBytes,

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The published limits of the API (SPEC.md part 8).
+// The published limits of the API.
 const (
 	DefaultRequestsPerHour   = 10000
 	DefaultRequestsPerSecond = 50
@@ -47,10 +47,13 @@ type RateFeedback struct {
 // that it can hold back every request that shares it (in this process, or
 // across a fleet) until the server's reset. The client calls Feedback
 // after an attempt whose response carried rate-limit headers or a
-// Retry-After on a 429. For a Limiter given to WithLimiter that does not
-// implement it, the client keeps the hold itself, inside the process; a
-// FeedbackLimiter is trusted to keep it, and the client holds nothing back
-// on its behalf.
+// Retry-After on a 429, except that it does not pass on a Lift from the
+// answer to a request sent before the last hold it passed on: that answer
+// says nothing of the newer hold. A hold told by another process sharing
+// the limiter is the limiter's to guard the same way. For a Limiter given
+// to WithLimiter that does not implement FeedbackLimiter, the client keeps
+// the hold itself, inside the process; a FeedbackLimiter is trusted to
+// keep it, and the client holds nothing back on its behalf.
 //
 // The limiter NewLimiter returns is a FeedbackLimiter: a hold one client
 // was told holds back every client sharing it.
@@ -75,11 +78,14 @@ type SlotLimiter interface {
 	Acquire(ctx context.Context) (answered func(), err error)
 }
 
+// rateLimitConfig is what the limiter options chose. NewClient refuses
+// options that contradict each other, whatever their order.
 type rateLimitConfig struct {
 	limiter   Limiter // a caller's own, from WithLimiter
 	perHour   int
 	perSecond int
-	off       bool
+	limits    bool          // WithRateLimit was given
+	off       bool          // WithoutRateLimit was given
 	reserve   windowReserve // from WithReserve
 	rejected  error         // why this combination is refused, kept in clientConfig.errs
 }
@@ -103,10 +109,13 @@ func (cfg *clientConfig) setRateLimit(change func(*rateLimitConfig)) {
 	}
 }
 
-// check refuses a reserve that no limiter of the client can keep: with
-// the limiter off, with a Limiter that is not the built-in one, or as
-// large as the limit it is taken from.
+// check refuses options that contradict each other, and a reserve that no
+// limiter of the client can keep: with the limiter off, with a Limiter
+// that is not the built-in one, or as large as the limit it is taken from.
 func (rl *rateLimitConfig) check() error {
+	if rl.limiter != nil && (rl.limits || rl.off) || rl.limits && rl.off {
+		return invalidArgument("conflicting limiter options: WithLimiter, WithRateLimit and WithoutRateLimit each choose the limiter; give one")
+	}
 	r := rl.reserve
 	if r == (windowReserve{}) {
 		return nil
@@ -130,16 +139,16 @@ func (rl *rateLimitConfig) check() error {
 
 // WithRateLimit sets the built-in limiter's limits: at most perHour
 // requests in any rolling hour and perSecond in any rolling second. The
-// default is the published 10 000 an hour and 50 a second.
+// default is the published 10 000 an hour and 50 a second. Given with
+// WithLimiter or WithoutRateLimit, it fails NewClient with
+// ErrInvalidArgument.
 func WithRateLimit(perHour, perSecond int) Option {
 	return func(cfg *clientConfig) {
 		if perHour <= 0 || perSecond <= 0 {
 			cfg.reject("WithRateLimit(%d, %d): limits must be positive", perHour, perSecond)
 			return
 		}
-		cfg.setRateLimit(func(rl *rateLimitConfig) {
-			rl.limiter, rl.off, rl.perHour, rl.perSecond = nil, false, perHour, perSecond
-		})
+		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.perHour, rl.perSecond, rl.limits = perHour, perSecond, true })
 	}
 }
 
@@ -147,22 +156,25 @@ func WithRateLimit(perHour, perSecond int) Option {
 // limiter shared by every client of the same key (see NewLimiter) or a
 // fleet's. The server's hold (a rate-limit Remaining of 0, Retry-After on
 // a 429) is told to l when it is a FeedbackLimiter, and otherwise kept by
-// the client itself.
+// the client itself. Given with WithRateLimit or WithoutRateLimit, it
+// fails NewClient with ErrInvalidArgument.
 func WithLimiter(l Limiter) Option {
 	return func(cfg *clientConfig) {
 		if l == nil {
 			cfg.reject("WithLimiter: nil Limiter")
 			return
 		}
-		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.limiter, rl.off = l, false })
+		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.limiter = l })
 	}
 }
 
 // WithoutRateLimit turns the client-side limiter off. The server's hold
-// (a rate-limit Remaining of 0, Retry-After on a 429) is still kept.
+// (a rate-limit Remaining of 0, Retry-After on a 429) is still kept. Given
+// with WithLimiter or WithRateLimit, it fails NewClient with
+// ErrInvalidArgument.
 func WithoutRateLimit() Option {
 	return func(cfg *clientConfig) {
-		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.limiter, rl.off = nil, true })
+		cfg.setRateLimit(func(rl *rateLimitConfig) { rl.off = true })
 	}
 }
 
@@ -191,10 +203,10 @@ func WithReserve(perHour, perSecond int) Option {
 // NewLimiter returns the built-in limiter: at most perHour requests in any
 // rolling hour and perSecond in any rolling second, each window kept a
 // little longer than published (see docs/limiter.md). It is a
-// FeedbackLimiter and a SlotLimiter, safe for concurrent use; pass it to
-// several clients with WithLimiter to share one budget, and the hold one
-// of them was told; WithReserve makes one of them leave a share to the
-// others.
+// FeedbackLimiter, a SlotLimiter and a BudgetLimiter, safe for concurrent
+// use; pass it to several clients with WithLimiter to share one budget,
+// and the hold one of them was told; WithReserve makes one of them leave a
+// share to the others.
 //
 // A wait longer than the max wait, or one that would end after the
 // context's deadline, fails at once with an *APIError matching
@@ -221,9 +233,9 @@ type waitRecord struct {
 	err   error // the context's error when it cut the wait short
 }
 
-// waitRecords are the waits one request made, at most one per level: the
+// waitRecords are the waits one request made, at most three: the
 // server's hold, then the limiter's (one of the built-in levels, or a
-// Limiter's from WithLimiter).
+// Limiter's from WithLimiter), and a hold met again after a reserve's wait.
 type waitRecords struct {
 	n int
 	w [3]waitRecord
@@ -240,56 +252,141 @@ func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, err
 // all returns the waits in the order they happened.
 func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
 
+// slotTicket is one request a limiter let go: when, and what it holds.
+type slotTicket struct {
+	sent     time.Time // when the request was let go
+	id       uint64    // its slots in the built-in limiter; 0: none
+	answered func()    // a SlotLimiter's, from outside the core
+}
+
 // attemptLimiter is what hopTransport uses for every attempt.
 type attemptLimiter interface {
 	// acquire blocks until one request may go, recording each wait
 	// (level, start, duration) in rec when rec is not nil. maxWait is the
-	// calling client's WithMaxWait. The request holds the ticket's slot
+	// calling client's WithMaxWait. The request holds the ticket's slots
 	// until done is called with it.
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
-	// feedback tells the limiter what a response said (see rateHeaders.hold).
-	feedback(ctx context.Context, f RateFeedback)
+	// feedback tells the limiter what the answer to t's request said (see
+	// rateHeaders.hold). A Lift counts only when t's request was sent
+	// after the last hold was asked for.
+	feedback(ctx context.Context, t slotTicket, f RateFeedback)
 	// done tells the limiter, once for each acquire that succeeded, that
-	// its request got its response or failed (a SlotLimiter's answered).
-	// A response means the server counted it by now; a failure after the
-	// request left may still arrive later, which maxTransit does not cover
-	// (failed attempts are few).
-	done(t slotTicket)
+	// its request got an answer (answered) or failed after it may have
+	// been sent (see windowLimiter.done).
+	done(t slotTicket, answered bool)
+	// Budget is Client.Budget's answer.
+	Budget(ctx context.Context) (Budget, error)
 }
 
-// newAttemptLimiter builds the attemptLimiter of a client from its
-// rate-limit config: the built-in limiter, which keeps the server's hold
-// itself, also when it is shared (NewLimiter and WithLimiter); a
-// FeedbackLimiter, told the hold; a user's Limiter, or none, with the hold
-// kept by the client. A SlotLimiter among them is told when each request
-// was answered. maxWait is the client's WithMaxWait, the own bound of the
-// client's built-in limiter.
-func newAttemptLimiter(cfg rateLimitConfig, maxWait time.Duration, now func() time.Time) attemptLimiter {
-	if cfg.off {
-		return newHoldingLimiter(nil, now)
-	}
+// newAttemptLimiter returns the attemptLimiter of a client: the built-in
+// limiter (the client's own, or a shared one) with the client's reserve,
+// or a Limiter from outside the core, or none.
+func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter {
 	switch l := cfg.limiter.(type) {
-	case nil:
-		return newWindowLimiter(cfg.perHour, cfg.perSecond, maxWait, now).reserving(cfg.reserve)
 	case *windowLimiter:
-		return l.reserving(cfg.reserve)
-	case FeedbackLimiter:
-		return forwardingLimiter{inner: l, now: now}
+		return builtinLimiter{l, cfg.reserve}
+	case nil:
+		if cfg.off {
+			return newOtherLimiter(nil, now)
+		}
+		return builtinLimiter{newWindowLimiter(cfg.perHour, cfg.perSecond, 0, now), cfg.reserve}
 	default:
-		return newHoldingLimiter(l, now)
+		return newOtherLimiter(l, now)
 	}
 }
 
-// reservingLimiter is the built-in limiter as seen by a client with a
-// reserve (WithReserve): the same windows and hold, its requests let go
-// only while the reserve stays free.
-type reservingLimiter struct {
+// builtinLimiter is the built-in limiter as one client uses it: its
+// requests go only while the client's reserve stays free.
+type builtinLimiter struct {
 	*windowLimiter
-	reserve windowReserve
+	keep windowReserve
 }
 
-func (l reservingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	return l.acquireKeeping(ctx, maxWait, rec, l.reserve)
+func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	return l.take(ctx, maxWait, rec, l.keep)
+}
+
+// otherLimiter is a Limiter from outside the core (WithLimiter), or none
+// (WithoutRateLimit). The client keeps the server's hold itself, unless
+// the Limiter is a FeedbackLimiter, which is told it instead.
+type otherLimiter struct {
+	inner Limiter         // nil: no client-side limit
+	fleet FeedbackLimiter // inner, when it keeps the hold itself
+	hold  serverHold      // kept here also for a fleet, to know when it was last told one
+	now   func() time.Time
+}
+
+func newOtherLimiter(inner Limiter, now func() time.Time) *otherLimiter {
+	l := &otherLimiter{inner: inner, now: now}
+	l.fleet, _ = inner.(FeedbackLimiter)
+	return l
+}
+
+// acquire waits for the server's hold, then for the Limiter (with Acquire
+// when it is a SlotLimiter), which learns the client's max wait from the
+// context (CheckWait reads it); it records the Limiter's wait when it held
+// the request back or the context cut it short.
+func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	if l.fleet == nil {
+		if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now, sleep); err != nil {
+			return slotTicket{}, err
+		}
+	}
+	if l.inner == nil {
+		return slotTicket{sent: l.now()}, ctx.Err()
+	}
+	start := l.now()
+	var t slotTicket
+	var err error
+	if s, ok := l.inner.(SlotLimiter); ok {
+		t.answered, err = s.Acquire(contextWithMaxWait(ctx, maxWait))
+	} else {
+		err = l.inner.Wait(contextWithMaxWait(ctx, maxWait))
+	}
+	t.sent = l.now()
+	// A refusal, which waited for nothing, is not reported.
+	cut := err != nil && ctx.Err() != nil
+	if d := t.sent.Sub(start); d >= minReportedWait || cut {
+		rec.add(WaitLimiter, start, d, causeIf(cut, ctx))
+	}
+	if err != nil {
+		return slotTicket{}, err
+	}
+	return t, nil
+}
+
+func (l *otherLimiter) feedback(ctx context.Context, t slotTicket, f RateFeedback) {
+	if l.hold.apply(f, t.sent, l.now()) && l.fleet != nil {
+		l.fleet.Feedback(ctx, f)
+	}
+}
+
+// done tells a SlotLimiter that its request was answered or failed.
+func (l *otherLimiter) done(t slotTicket, _ bool) {
+	if t.answered != nil {
+		t.answered()
+	}
+}
+
+// Budget is the Limiter's, with the hold the client keeps for it.
+func (l *otherLimiter) Budget(ctx context.Context) (Budget, error) {
+	bl, ok := l.inner.(BudgetLimiter)
+	if !ok {
+		return Budget{}, invalidArgument("Budget: the client's limiter is off or does not implement seoapi.BudgetLimiter")
+	}
+	b, err := bl.Budget(ctx)
+	if until := l.hold.end(l.now()); l.fleet == nil && until.After(b.HoldUntil) {
+		b.HoldUntil = until
+	}
+	return b, err
+}
+
+// causeIf returns ctx's error when cut, for a wait's record.
+func causeIf(cut bool, ctx context.Context) error {
+	if cut {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // levelReason is how an error names the limit that asked for a wait.
@@ -303,80 +400,4 @@ func levelReason(level WaitLevel) string {
 		return "server rate limit"
 	}
 	return "limiter"
-}
-
-// holdingLimiter keeps the server's hold inside the process around a
-// Limiter that is not told it (a user's, from WithLimiter), or around none
-// (WithoutRateLimit).
-type holdingLimiter struct {
-	inner Limiter // nil: no client-side limit
-	hold  serverHold
-	now   func() time.Time
-}
-
-func newHoldingLimiter(inner Limiter, now func() time.Time) *holdingLimiter {
-	l := &holdingLimiter{inner: inner, now: now}
-	l.hold.init(now())
-	return l
-}
-
-func (l *holdingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now); err != nil {
-		return slotTicket{}, err
-	}
-	if l.inner == nil {
-		return slotTicket{}, ctx.Err()
-	}
-	return acquireExternal(ctx, l.inner, maxWait, rec, l.now)
-}
-
-func (l *holdingLimiter) feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
-
-// done tells a SlotLimiter that its request was answered.
-func (l *holdingLimiter) done(t slotTicket) { t.answer() }
-
-// forwardingLimiter tells a FeedbackLimiter (a fleet's) the server's hold
-// and holds nothing back itself: the limiter holds back every process that
-// shares it.
-type forwardingLimiter struct {
-	inner FeedbackLimiter
-	now   func() time.Time
-}
-
-func (l forwardingLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	return acquireExternal(ctx, l.inner, maxWait, rec, l.now)
-}
-
-func (l forwardingLimiter) feedback(ctx context.Context, f RateFeedback) { l.inner.Feedback(ctx, f) }
-
-// done tells a SlotLimiter that its request was answered.
-func (l forwardingLimiter) done(t slotTicket) { t.answer() }
-
-// acquireExternal waits for a Limiter from outside the core (with Acquire
-// when it is a SlotLimiter, keeping answered in the ticket), which learns
-// the client's max wait from the context (CheckWait reads it), and records
-// the wait when it held the request back.
-func acquireExternal(ctx context.Context, l Limiter, maxWait time.Duration, rec *waitRecords, now func() time.Time) (slotTicket, error) {
-	start := now()
-	var t slotTicket
-	var err error
-	if s, ok := l.(SlotLimiter); ok {
-		t.answered, err = s.Acquire(contextWithMaxWait(ctx, maxWait))
-		if err != nil {
-			t.answered = nil
-		}
-	} else {
-		err = l.Wait(contextWithMaxWait(ctx, maxWait))
-	}
-	// A wait the context cut short is reported whatever its length; a
-	// refusal, which waited for nothing, is not.
-	cut := err != nil && ctx.Err() != nil
-	if d := now().Sub(start); d >= minReportedWait || cut {
-		var cause error
-		if cut {
-			cause = ctx.Err()
-		}
-		rec.add(WaitLimiter, start, d, cause)
-	}
-	return t, err
 }

@@ -12,6 +12,11 @@ import (
 // Method, URL and Attempts. reason says why, for the error message; it
 // should begin with the limit that asked for the wait, such as "fleet
 // limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
+//
+// It is for waits before a request is sent. A wait the server asks for
+// in an answer and the client refuses ends the call with that answer's
+// error: ErrRateLimited for a 429, but ErrServer for a 5xx, with
+// RetryAfter set.
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
@@ -29,6 +34,9 @@ func RefuseWait(d time.Duration, reason string) *APIError {
 // was the limiter's. 0 means the client's. reason names the limit that
 // asked for the wait, such as "fleet limit"; the error reads, for example,
 // "fleet limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
+// The same max wait bounds a wait the server asks for (Retry-After); the
+// client refuses one on a 5xx with that answer's ErrServer, not with
+// ErrRateLimited.
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
 	client := clientMaxWait(ctx)
 	limit := effectiveMaxWait(client, maxWait, "the limiter's own")
@@ -85,17 +93,6 @@ func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time,
 		return RefuseWait(d, reason+": wait of "+d.String()+" would end after the context's deadline")
 	}
 	return ctx.Err()
-}
-
-// sleepRecorded waits d for the limit named by level, after checking it
-// against the max wait, and records how long it actually waited.
-func sleepRecorded(ctx context.Context, d time.Duration, limit maxWaitLimit, level WaitLevel, start time.Time, rec *waitRecords, now func() time.Time) error {
-	if err := limit.check(ctx, d, start, levelReason(level)); err != nil {
-		return err
-	}
-	err := sleep(ctx, d)
-	rec.add(level, start, now().Sub(start), err)
-	return err
 }
 
 // sleep waits for d or until ctx ends, whichever is first.

@@ -174,7 +174,7 @@ func TestSlotLimiterIsToldEachAnswer(t *testing.T) {
 					fb = &feedbackSlotLimiter{slotLimiter: slotLimiter{log: log, refuse: tt.refuse}}
 					slots, lim = &fb.slotLimiter, fb
 				}
-				c := newClient(t, rec.srv.URL, seoapi.WithLimiter(lim))
+				c := newLimitedClient(t, rec.srv.URL, lim)
 
 				_, _, err := c.Workspaces.List(context.Background(), nil)
 				if tt.wantErr != nil {
@@ -202,7 +202,7 @@ func TestSlotLimiterConcurrentCalls(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, respond(http.StatusOK, `[]`))
 	slots := &slotLimiter{log: &turnLog{}}
-	c := newClient(t, rec.srv.URL, seoapi.WithLimiter(slots))
+	c := newLimitedClient(t, rec.srv.URL, slots)
 	const calls = 64
 	var wg sync.WaitGroup
 	for range calls {
