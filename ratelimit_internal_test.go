@@ -692,3 +692,24 @@ func TestSecondCountsFromTheResponse(t *testing.T) {
 		})
 	}
 }
+
+// TestBudgetCountsTheWindows: the built-in limiter's budget right after 30
+// requests on a fresh NewLimiter(100, 50, 0), then as they leave the
+// second, with the server's hold.
+func TestBudgetCountsTheWindows(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	l := onClock(100, 50, 0, clk)
+	for range 30 {
+		require.NoError(t, turn(builtin(l), context.Background(), time.Minute, nil))
+	}
+	b, err := l.Budget(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, Budget{PerHour: 100, PerSecond: 50, UsedHour: 30, UsedSecond: 30}, b)
+
+	l.Feedback(context.Background(), RateFeedback{Hold: time.Minute})
+	clk.advance(time.Second + secondGuard)
+	b, err = l.Budget(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, Budget{PerHour: 100, PerSecond: 50, UsedHour: 30, HoldUntil: clk.now().Add(time.Minute - time.Second - secondGuard)}, b)
+}

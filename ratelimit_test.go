@@ -423,3 +423,101 @@ func BenchmarkRateLimitedThroughput(b *testing.B) {
 	b.ReportMetric(achieved/perSecond, "share-of-limit")
 	b.ReportMetric(float64(fake.Throttled()), "429s")
 }
+
+// TestConflictingLimiterOptions: WithLimiter, WithRateLimit and
+// WithoutRateLimit each choose the client's limiter; two of them, in
+// either order, fail NewClient instead of the last one silently winning.
+func TestConflictingLimiterOptions(t *testing.T) {
+	t.Parallel()
+	shared, err := seoapi.NewLimiter(100, 10, 0)
+	require.NoError(t, err)
+	pairs := map[string][2]seoapi.Option{
+		"WithLimiter, WithRateLimit":      {seoapi.WithLimiter(shared), seoapi.WithRateLimit(100, 10)},
+		"WithLimiter, WithoutRateLimit":   {seoapi.WithLimiter(shared), seoapi.WithoutRateLimit()},
+		"WithRateLimit, WithoutRateLimit": {seoapi.WithRateLimit(100, 10), seoapi.WithoutRateLimit()},
+	}
+	for name, pair := range pairs {
+		for _, opts := range [][]seoapi.Option{{pair[0], pair[1]}, {pair[1], pair[0]}} {
+			_, err := seoapi.NewClient("https://api.example.com", testKey, opts...)
+			require.ErrorIs(t, err, seoapi.ErrInvalidArgument, name)
+			assert.Contains(t, err.Error(), "conflicting limiter options")
+		}
+	}
+	for _, opt := range []seoapi.Option{seoapi.WithLimiter(shared), seoapi.WithRateLimit(100, 10), seoapi.WithoutRateLimit()} {
+		_, err := seoapi.NewClient("https://api.example.com", testKey, opt, opt)
+		require.NoError(t, err, "the same option twice is no conflict")
+	}
+}
+
+// budgetLimiter is a Limiter of one's own that tells its budget.
+type budgetLimiter struct{ noWaitLimiter }
+
+func (budgetLimiter) Budget(context.Context) (seoapi.Budget, error) {
+	return seoapi.Budget{PerHour: 7, UsedHour: 3}, nil
+}
+
+type noWaitLimiter struct{}
+
+func (noWaitLimiter) Wait(context.Context) error { return nil }
+
+// TestClientBudget: Budget tells what the client's limiter counts, the
+// built-in one (its own or shared) exactly, and sends nothing.
+func TestClientBudget(t *testing.T) {
+	t.Parallel()
+	shared, err := seoapi.NewLimiter(100, 50, 0)
+	require.NoError(t, err)
+	for name, limiter := range map[string]seoapi.Option{"own": seoapi.WithRateLimit(100, 50), "shared": seoapi.WithLimiter(shared)} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(200, `[]`))
+			c, err := seoapi.NewClient(rec.srv.URL, testKey, limiter)
+			require.NoError(t, err)
+			ctx := context.Background()
+			for range 30 {
+				_, _, err := c.Workspaces.List(ctx, nil)
+				require.NoError(t, err)
+			}
+			b, err := c.Budget(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, 100, b.PerHour)
+			assert.Equal(t, 50, b.PerSecond)
+			assert.Equal(t, 30, b.UsedHour)
+			assert.LessOrEqual(t, b.UsedSecond, 30)
+			assert.True(t, b.HoldUntil.IsZero())
+			assert.Len(t, rec.requests(), 30, "asking for the budget sends nothing")
+		})
+	}
+	t.Run("the server's hold", func(t *testing.T) {
+		t.Parallel()
+		rec := newRecorder(t, respond(200, `[]`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "600"))
+		for _, limiter := range []seoapi.Option{seoapi.WithRateLimit(100, 50), seoapi.WithLimiter(budgetLimiter{})} {
+			c, err := seoapi.NewClient(rec.srv.URL, testKey, limiter)
+			require.NoError(t, err)
+			before := time.Now()
+			_, _, err = c.Workspaces.List(context.Background(), nil)
+			require.NoError(t, err)
+			after := time.Now()
+			b, err := c.Budget(context.Background())
+			require.NoError(t, err)
+			assert.False(t, b.HoldUntil.Before(before.Add(10*time.Minute-time.Second)), "%v", b.HoldUntil)
+			assert.False(t, b.HoldUntil.After(after.Add(10*time.Minute)), "%v", b.HoldUntil)
+		}
+	})
+	t.Run("a Limiter of one's own", func(t *testing.T) {
+		t.Parallel()
+		c, err := seoapi.NewClient("https://api.example.com", testKey, seoapi.WithLimiter(budgetLimiter{}))
+		require.NoError(t, err)
+		b, err := c.Budget(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, seoapi.Budget{PerHour: 7, UsedHour: 3}, b)
+	})
+	for name, limiter := range map[string]seoapi.Option{"off": seoapi.WithoutRateLimit(), "a Limiter without a budget": seoapi.WithLimiter(noWaitLimiter{})} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := seoapi.NewClient("https://api.example.com", testKey, limiter)
+			require.NoError(t, err)
+			_, err = c.Budget(context.Background())
+			require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+		})
+	}
+}
