@@ -164,6 +164,9 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 			opt(&cfg)
 		}
 	}
+	if err := cfg.rateLimit.check(); err != nil {
+		cfg.errs = append(cfg.errs, err)
+	}
 	if len(cfg.errs) > 0 {
 		return nil, cfg.errs[0]
 	}

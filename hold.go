@@ -6,23 +6,22 @@ import (
 	"time"
 )
 
-// maxHold is the longest a hold lasts: the longest published window and
-// its guard. A reset further ahead is a bad header, not a reason to stop a
-// client for years.
+// maxHold is the longest a hold lasts: a reset further ahead is a bad
+// header, not a reason to stop a client for years.
 const maxHold = hourSpan
 
-// serverHold keeps the server's hold: send nothing before until. An answer
-// lifts it only when its request was sent after the last response that
-// asked for a hold (askedAt): an older answer says nothing of that hold.
+// serverHold is the server's hold: send nothing before until. An answer
+// lifts it only when its request was sent after the last answer that
+// asked for a hold: an older answer says nothing of that hold.
 type serverHold struct {
 	mu      sync.Mutex
 	until   time.Time // zero: no hold
 	askedAt time.Time
 }
 
-// apply moves the hold later for a Hold (never earlier, and never more
-// than maxHold ahead), and clears it for a Lift from the answer to a
-// request sent at sent. It reports false for a Lift it ignored.
+// apply moves the hold later for f.Hold (never earlier, at most maxHold
+// ahead), or clears it for f.Lift from the answer to a request sent at
+// sent. It reports false for a Lift it ignored.
 func (h *serverHold) apply(f RateFeedback, sent, now time.Time) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -32,38 +31,36 @@ func (h *serverHold) apply(f RateFeedback, sent, now time.Time) bool {
 		if until := now.Add(min(f.Hold, maxHold)); until.After(h.until) {
 			h.until = until
 		}
+	case f.Lift && h.askedAt.After(sent):
+		return false
 	case f.Lift:
-		if h.askedAt.After(sent) {
-			return false
-		}
 		h.until = time.Time{}
 	}
 	return true
 }
 
-// end returns when the hold ends, or the zero time when none is ahead of
-// now.
+// end returns when the hold ends; zero when none is ahead of now.
 func (h *serverHold) end(now time.Time) time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if !h.until.After(now) {
-		return time.Time{}
+	if h.until.After(now) {
+		return h.until
 	}
-	return h.until
+	return time.Time{}
 }
 
 // wait sleeps until the hold ends, unless that is longer than limit, and
 // records the wait.
 func (h *serverHold) wait(ctx context.Context, limit maxWaitLimit, rec *waitRecords, now func() time.Time, sleep func(context.Context, time.Duration) error) error {
 	start := now()
-	until := h.end(start)
-	if until.IsZero() {
+	d := h.end(start).Sub(start)
+	if d <= 0 {
 		return nil
 	}
-	if err := limit.check(ctx, until.Sub(start), start, levelReason(WaitServer)); err != nil {
+	if err := limit.check(ctx, d, start, levelReason(WaitServer)); err != nil {
 		return err
 	}
-	err := sleep(ctx, until.Sub(start))
+	err := sleep(ctx, d)
 	rec.add(WaitServer, start, now().Sub(start), err)
 	return err
 }

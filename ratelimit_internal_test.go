@@ -370,7 +370,7 @@ func TestServerHold(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			clk := newClock()
-			for _, lim := range []attemptLimiter{builtin(newWindowLimiter(100, 10, 0, clk.now)), newOtherLimiter(nil, clk.now), newOtherLimiter(&countingLimiter{}, clk.now)} {
+			for _, lim := range []attemptLimiter{builtin(newWindowLimiter(100, 10, 0, clk.now)), newAttemptLimiter(rateLimitConfig{off: true}, clk.now), newAttemptLimiter(rateLimitConfig{limiter: &countingLimiter{}}, clk.now)} {
 				for _, f := range tt.feedback {
 					sent := slotTicket{sent: clk.now()}
 					clk.advance(time.Millisecond)
@@ -406,9 +406,9 @@ func TestStaleAnswerKeepsANewerHold(t *testing.T) {
 		lim  attemptLimiter
 	}{
 		{"built-in", builtin(onClock(100, 10, 0, clk))},
-		{"off", newOtherLimiter(nil, clk.now)},
-		{"a Limiter", newOtherLimiter(&countingLimiter{}, clk.now)},
-		{"a FeedbackLimiter", newOtherLimiter(fleet, clk.now)},
+		{"off", newAttemptLimiter(rateLimitConfig{off: true}, clk.now)},
+		{"a Limiter", newAttemptLimiter(rateLimitConfig{limiter: &countingLimiter{}}, clk.now)},
+		{"a FeedbackLimiter", newAttemptLimiter(rateLimitConfig{limiter: fleet}, clk.now)},
 	}
 	for _, k := range kinds {
 		ctx := context.Background()
