@@ -52,8 +52,14 @@ func (h *serverHold) end(now time.Time) time.Time {
 // wait sleeps until the hold ends, unless that is longer than limit, and
 // records the wait.
 func (h *serverHold) wait(ctx context.Context, limit maxWaitLimit, rec *waitRecords, now func() time.Time, sleep func(context.Context, time.Duration) error) error {
+	h.mu.Lock()
+	until := h.until
+	h.mu.Unlock()
+	if until.IsZero() {
+		return nil
+	}
 	start := now()
-	d := h.end(start).Sub(start)
+	d := until.Sub(start)
 	if d <= 0 {
 		return nil
 	}

@@ -11,8 +11,8 @@ const (
 	DefaultRequestsPerSecond = 50
 )
 
-// minReportedWait is the shortest wait of a Limiter from outside the core
-// that is reported (a fleet limiter's round trip holds nothing back).
+// minReportedWait is the shortest wait of another Limiter that is
+// reported: a fleet limiter's round trip holds nothing back.
 const minReportedWait = time.Millisecond
 
 // Limiter paces requests. Wait blocks until one request may be sent, and
@@ -164,8 +164,7 @@ func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) 
 	return newWindowLimiter(perHour, perSecond, maxWait, time.Now), nil
 }
 
-// waitRecord is one wait a request made: which limit held it back, when
-// the wait began and how long it lasted.
+// waitRecord is one wait a request made.
 type waitRecord struct {
 	level WaitLevel
 	start time.Time
@@ -195,15 +194,15 @@ type slotTicket struct {
 	answered func()    // a SlotLimiter's
 }
 
-// attemptLimiter is what hopTransport uses for every attempt.
+// attemptLimiter is what hopTransport uses for every attempt: acquire
+// blocks until one request may go within maxWait (the client's
+// WithMaxWait), recording each wait in rec when not nil; feedback tells
+// what the answer to t's request said; done tells, once for each acquire
+// that succeeded, that the request was answered, or failed after it may
+// have been sent.
 type attemptLimiter interface {
-	// acquire blocks until one request may go, within maxWait (the
-	// client's WithMaxWait), recording each wait in rec when not nil.
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
-	// feedback tells what the answer to t's request said.
 	feedback(ctx context.Context, t slotTicket, f RateFeedback)
-	// done tells, once for each acquire that succeeded, that the request
-	// was answered, or failed after it may have been sent.
 	done(t slotTicket, answered bool)
 	Budget(ctx context.Context) (Budget, error)
 }
@@ -225,8 +224,7 @@ func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter
 	return l
 }
 
-// builtinLimiter is the built-in limiter as one client uses it, with the
-// client's reserve.
+// builtinLimiter is the built-in limiter with one client's reserve.
 type builtinLimiter struct {
 	*windowLimiter
 	keep windowReserve

@@ -21,14 +21,20 @@ func (r Rate) exhausted(now time.Time) bool {
 	return r.Remaining <= 0 && r.Reset.After(now)
 }
 
-// parseRate reads X-RateLimit-Limit, -Remaining and -Reset, or the same
-// without the X- prefix (names spelled canonically: reading them builds
-// no strings).
+// rateHeaderNames are the names parseRate reads, spelled canonically so
+// that reading them builds no strings.
+var rateHeaderNames = [...][3]string{
+	{"X-Ratelimit-Remaining", "X-Ratelimit-Limit", "X-Ratelimit-Reset"},
+	{"Ratelimit-Remaining", "Ratelimit-Limit", "Ratelimit-Reset"},
+}
+
+// parseRate reads X-RateLimit-Remaining, -Limit and -Reset, or the same
+// without the X- prefix.
 func parseRate(h http.Header, now time.Time) Rate {
-	for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} {
-		if remaining, ok := headerInt(h, prefix+"Remaining"); ok {
-			limit, _ := headerInt(h, prefix+"Limit")
-			return Rate{Limit: limit, Remaining: remaining, Reset: parseReset(h.Get(prefix+"Reset"), now)}
+	for _, names := range rateHeaderNames {
+		if remaining, ok := headerInt(h, names[0]); ok {
+			limit, _ := headerInt(h, names[1])
+			return Rate{Limit: limit, Remaining: remaining, Reset: parseReset(h.Get(names[2]), now)}
 		}
 	}
 	return Rate{}
@@ -63,6 +69,9 @@ func parseReset(v string, now time.Time) time.Time {
 // refuses it as too long instead of ignoring it.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
 		switch {
 		case secs < 0 || math.IsNaN(secs):

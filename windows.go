@@ -83,9 +83,8 @@ func (l *windowLimiter) feedback(_ context.Context, t slotTicket, f RateFeedback
 func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 	now := l.now()
 	l.mu.Lock()
-	l.hour.drop(now.Sub(l.origin))
-	l.second.drop(now.Sub(l.origin))
-	b := Budget{PerHour: l.hour.size, PerSecond: l.second.size, UsedHour: len(l.hour.slots), UsedSecond: len(l.second.slots)}
+	at := now.Sub(l.origin)
+	b := Budget{PerHour: l.hour.size, PerSecond: l.second.size, UsedHour: l.hour.held(at), UsedSecond: l.second.held(at)}
 	l.mu.Unlock()
 	b.HoldUntil = l.hold.end(now)
 	return b, nil
@@ -158,7 +157,10 @@ func (l *windowLimiter) reserve(ctx context.Context, limit maxWaitLimit, keep wi
 	now := l.now() // read under the lock: releases come in order
 	at := now.Sub(l.origin)
 	release, level := l.earliest(at, windowReserve{})
-	kept, keptLevel := l.earliest(at, keep)
+	kept, keptLevel := release, level
+	if keep != (windowReserve{}) {
+		kept, keptLevel = l.earliest(at, keep)
+	}
 	reason := levelReason(keptLevel)
 	if kept > release {
 		reason += " keeping the reserve (WithReserve)"
@@ -225,23 +227,28 @@ func compareSlots(a, b slot) int {
 	return cmp.Or(cmp.Compare(a.frees, b.frees), cmp.Compare(a.id, b.id))
 }
 
-// free returns when a slot can be taken leaving keep free.
+// free returns when a slot can be taken leaving keep free: the slots
+// counted from the end are the same whether freed ones were dropped or not.
 func (w *window) free(at time.Duration, keep int) time.Duration {
-	w.drop(at)
 	n := w.size - keep // slots that may be held once this one is taken
-	if len(w.slots) < n {
+	if w.held(at) < n {
 		return math.MinInt64
 	}
 	return w.slots[len(w.slots)-n].frees
 }
 
-// drop forgets the slots that have freed by at.
-func (w *window) drop(at time.Duration) {
-	i := 0
-	for i < len(w.slots) && w.slots[i].frees <= at {
-		i++
+// held returns how many slots are held at at. It drops the freed ones
+// once they are half the slice, so that each costs O(1) to drop and the
+// slice is reused.
+func (w *window) held(at time.Duration) int {
+	freed, _ := slices.BinarySearchFunc(w.slots, at, func(s slot, at time.Duration) int {
+		return cmp.Or(cmp.Compare(s.frees, at), -1) // first slot that frees after at
+	})
+	if 2*freed >= len(w.slots) {
+		w.slots = w.slots[:copy(w.slots, w.slots[freed:])]
+		freed = 0
 	}
-	w.slots = w.slots[i:]
+	return len(w.slots) - freed
 }
 
 func (w *window) add(s slot) {
