@@ -99,7 +99,8 @@ func (rl *rateLimitConfig) check() error {
 
 // WithRateLimit sets the built-in limiter's limits: at most perHour
 // requests in any rolling hour and perSecond in any rolling second. The
-// default is the published 10 000 an hour and 50 a second.
+// default is the published 10 000 an hour and 50 a second. It excludes
+// WithLimiter and WithoutRateLimit.
 func WithRateLimit(perHour, perSecond int) Option {
 	return func(cfg *clientConfig) {
 		if perHour <= 0 || perSecond <= 0 {
@@ -124,7 +125,8 @@ func WithLimiter(l Limiter) Option {
 }
 
 // WithoutRateLimit turns the client-side limiter off. The server's hold
-// (a rate-limit Remaining of 0, Retry-After on a 429) is still kept.
+// (a rate-limit Remaining of 0, Retry-After on a 429) is still kept. It
+// excludes WithLimiter and WithRateLimit.
 func WithoutRateLimit() Option {
 	return func(cfg *clientConfig) { cfg.rateLimit.off = true }
 }
