@@ -251,7 +251,12 @@ func (w *window) held(at time.Duration) int {
 	return len(w.slots) - freed
 }
 
+// add holds s; a new release goes last, with no search.
 func (w *window) add(s slot) {
+	if n := len(w.slots); n == 0 || compareSlots(w.slots[n-1], s) < 0 {
+		w.slots = append(w.slots, s)
+		return
+	}
 	i, _ := slices.BinarySearchFunc(w.slots, s, compareSlots)
 	w.slots = slices.Insert(w.slots, i, s)
 }
