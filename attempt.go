@@ -90,7 +90,7 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return t.timed(req, ticket)
 	}
 	resp, err := t.next.RoundTrip(req)
-	t.limiter.done(ticket)
+	t.limiter.done(ticket, err == nil)
 	if err != nil {
 		return nil, &sendError{err}
 	}
@@ -102,7 +102,7 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *hopTransport) timed(req *http.Request, ticket slotTicket) (*http.Response, error) {
 	ctx, cancel := context.WithTimeoutCause(req.Context(), t.timeout, errAttemptTimeout)
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
-	t.limiter.done(ticket)
+	t.limiter.done(ticket, err == nil)
 	if err != nil {
 		cancel()
 		return nil, &sendError{timeoutCause(ctx, t.timeout, err)}
@@ -168,7 +168,9 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	resp.Status = c.redact.string(resp.Status)
 	r := result{resp: resp, status: resp.StatusCode, sent: true, link: link, rate: readRateHeaders(resp.Header, now)}
 	if f, ok := r.rate.hold(resp.StatusCode, now); ok {
-		c.transport.limiter.feedback(ctx, f)
+		// The attempt began before its request was sent: a hold set since
+		// then is newer than the request, and its answer does not lift it.
+		c.transport.limiter.feedback(ctx, slotTicket{sent: cl.attemptStart}, f)
 	}
 	data, tooLarge, err := c.readBody(resp)
 	if err != nil {

@@ -30,9 +30,5 @@ func (c *Client) Budget(ctx context.Context) (Budget, error) {
 	if ctx == nil {
 		return Budget{}, invalidArgument("nil context")
 	}
-	l, ok := c.transport.limiter.(BudgetLimiter)
-	if !ok {
-		return Budget{}, invalidArgument("Budget: the client's limiter does not implement seoapi.BudgetLimiter")
-	}
-	return l.Budget(ctx)
+	return c.transport.limiter.Budget(ctx)
 }

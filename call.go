@@ -160,7 +160,7 @@ func (cl *call) run(req *http.Request, v any) (*Response, error) {
 // attempt too: the attempt sends a fresh copy of the body, which records
 // whether it was read or copied.
 func (cl *call) prepare(req *http.Request) error {
-	cl.attemptStart = time.Now()
+	cl.attemptStart = cl.client.now()
 	cl.left = new(atomic.Bool)
 	if cl.body == nil {
 		return nil

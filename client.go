@@ -90,6 +90,9 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 			opt(&cfg)
 		}
 	}
+	if err := cfg.rateLimit.check(); err != nil {
+		cfg.errs = append(cfg.errs, err)
+	}
 	if len(cfg.errs) > 0 {
 		return nil, cfg.errs[0]
 	}
@@ -210,7 +213,7 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 	}
 	c.transport = &hopTransport{
 		next:     next,
-		limiter:  newAttemptLimiter(rl, c.retry.maxWait, c.now),
+		limiter:  newAttemptLimiter(rl, c.now),
 		maxWait:  c.retry.maxWait,
 		timeout:  wrapped.Timeout,
 		observed: len(c.observers) > 0,

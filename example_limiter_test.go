@@ -82,3 +82,50 @@ func ExampleCheckWait() {
 	// second: 0 true true
 	// third: true sent: 1
 }
+
+func ExampleClient_Budget() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	// A limiter shared by the clients of one key: 100 requests an hour,
+	// 50 a second.
+	shared, err := seoapi.NewLimiter(100, 50, 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithLimiter(shared))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	for range 30 {
+		if _, _, err := client.Workspaces.List(ctx, nil); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+
+	// Asking for the budget sends no request.
+	b, err := client.Budget(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d of %d used this hour, %d left; held by the server: %t\n",
+		b.UsedHour, b.PerHour, b.PerHour-b.UsedHour, !b.HoldUntil.IsZero())
+
+	// Without a client-side limiter there is no budget to tell.
+	unlimited, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithoutRateLimit())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, err = unlimited.Budget(ctx)
+	fmt.Println(errors.Is(err, seoapi.ErrInvalidArgument), "sent:", len(fake.Requests()))
+	// Output:
+	// 30 of 100 used this hour, 70 left; held by the server: false
+	// true sent: 30
+}

@@ -148,6 +148,11 @@ func FuzzRateHeaders(f *testing.F) {
 			if d, ok := retryAfter(h, now); ok && d < 0 {
 				t.Fatalf("negative wait %s", d)
 			}
+			for _, status := range []int{200, 429} {
+				if f, ok := rateFeedback(status, h, now); ok && (f.Hold < 0 || f.Hold > maxHold || f.Lift == (f.Hold > 0)) {
+					t.Fatalf("status %d: feedback %+v", status, f)
+				}
+			}
 		}
 	})
 }

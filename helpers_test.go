@@ -80,6 +80,16 @@ func newClient(t *testing.T, baseURL string, opts ...seoapi.Option) *seoapi.Clie
 	return c
 }
 
+// newLimitedClient is newClient for a test that gives the client its own
+// limiter (WithLimiter), which WithoutRateLimit would contradict.
+func newLimitedClient(t *testing.T, baseURL string, lim seoapi.Limiter, opts ...seoapi.Option) *seoapi.Client {
+	t.Helper()
+	opts = append([]seoapi.Option{seoapi.WithLimiter(lim), seoapi.WithRetryWait(time.Millisecond, 5*time.Millisecond)}, opts...)
+	c, err := seoapi.NewClient(baseURL, testKey, opts...)
+	require.NoError(t, err)
+	return c
+}
+
 // newFake starts the fake API and returns it with a client for a fresh
 // enterprise key and that key's workspace.
 func newFake(t *testing.T, opts ...seoapi.Option) (*seoapitest.Server, *seoapi.Client, string) {

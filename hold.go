@@ -2,52 +2,71 @@ package seoapi
 
 import (
 	"context"
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
-// maxHold is the longest a hold lasts: the longest published window and
-// its guard. A reset further ahead is a bad header, not a reason to stop a
-// client for years.
-const maxHold = time.Hour + hourGuard
+// maxHold is the longest a hold lasts: a reset further ahead is a bad
+// header, not a reason to stop a client for years.
+const maxHold = hourSpan
 
-// serverHold keeps the server's hold: send nothing before a time. It is
-// read on every attempt, so it is one atomic value, not a lock.
+// serverHold is the server's hold: send nothing before until. An answer
+// lifts it only when its request was sent after the last answer that
+// asked for a hold: an older answer says nothing of that hold.
 type serverHold struct {
-	origin time.Time    // monotonic origin of until
-	until  atomic.Int64 // nanoseconds after origin; 0: no hold
+	mu      sync.Mutex
+	until   time.Time // zero: no hold
+	askedAt time.Time
 }
 
-func (h *serverHold) init(now time.Time) { h.origin = now }
-
-// apply moves the hold later for a Hold (never earlier, and never more
-// than maxHold ahead) and clears it for a Lift.
-func (h *serverHold) apply(f RateFeedback, now time.Time) {
-	if f.Hold <= 0 {
-		if f.Lift {
-			h.until.Store(0)
+// apply moves the hold later for f.Hold (never earlier, at most maxHold
+// ahead), or clears it for f.Lift from the answer to a request sent at
+// sent. It reports false for a Lift it ignored.
+func (h *serverHold) apply(f RateFeedback, sent, now time.Time) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case f.Hold > 0:
+		h.askedAt = now
+		if until := now.Add(min(f.Hold, maxHold)); until.After(h.until) {
+			h.until = until
 		}
-		return
+	case f.Lift && h.askedAt.After(sent):
+		return false
+	case f.Lift:
+		h.until = time.Time{}
 	}
-	t := int64(max(now.Sub(h.origin), 0) + min(f.Hold, maxHold))
-	for {
-		cur := h.until.Load()
-		if cur >= t || h.until.CompareAndSwap(cur, t) {
-			return
-		}
-	}
+	return true
 }
 
-// wait sleeps until the hold ends, unless that is longer than limit.
-func (h *serverHold) wait(ctx context.Context, limit maxWaitLimit, rec *waitRecords, now func() time.Time) error {
-	until := h.until.Load()
-	if until == 0 {
+// end returns when the hold ends; zero when none is ahead of now.
+func (h *serverHold) end(now time.Time) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.until.After(now) {
+		return h.until
+	}
+	return time.Time{}
+}
+
+// wait sleeps until the hold ends, unless that is longer than limit, and
+// records the wait.
+func (h *serverHold) wait(ctx context.Context, limit maxWaitLimit, rec *waitRecords, now func() time.Time, sleep func(context.Context, time.Duration) error) error {
+	h.mu.Lock()
+	until := h.until
+	h.mu.Unlock()
+	if until.IsZero() {
 		return nil
 	}
 	start := now()
-	d := time.Duration(until) - start.Sub(h.origin)
+	d := until.Sub(start)
 	if d <= 0 {
 		return nil
 	}
-	return sleepRecorded(ctx, d, limit, WaitServer, start, rec, now)
+	if err := limit.check(ctx, d, start, levelReason(WaitServer)); err != nil {
+		return err
+	}
+	err := sleep(ctx, d)
+	rec.add(WaitServer, start, now().Sub(start), err)
+	return err
 }

@@ -40,8 +40,14 @@ const hostileRetries = 3
 // millisecond backoff and hostileRetries retries.
 func hostileClient(t *testing.T, baseURL string, opts ...seoapi.Option) *seoapi.Client {
 	t.Helper()
+	return hostileClientLimited(t, baseURL, seoapi.WithoutRateLimit(), opts...)
+}
+
+// hostileClientLimited is hostileClient with the limiter option given.
+func hostileClientLimited(t *testing.T, baseURL string, limiter seoapi.Option, opts ...seoapi.Option) *seoapi.Client {
+	t.Helper()
 	base := []seoapi.Option{
-		seoapi.WithoutRateLimit(),
+		limiter,
 		seoapi.WithRetryWait(time.Millisecond, 5*time.Millisecond),
 		seoapi.WithMaxRetries(hostileRetries),
 	}
@@ -668,7 +674,7 @@ func TestContextEndingIsTheContextsError(t *testing.T) {
 			t.Parallel()
 			srv := newCountingServer(t, nil)
 			lim := blockingLimiter{waiting: make(chan struct{}, 1)}
-			c := hostileClient(t, srv.URL, seoapi.WithLimiter(lim))
+			c := hostileClientLimited(t, srv.URL, seoapi.WithLimiter(lim))
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() {
 				<-lim.waiting
@@ -1072,7 +1078,7 @@ func TestLimiterFailureHasOneKind(t *testing.T) {
 					limErr = seoapi.RefuseWait(time.Hour, "fleet limit: wait of 1h0m0s exceeds the max wait of 1m0s (WithMaxWait)")
 				}
 				srv := newCountingServer(t, nil)
-				c := hostileClient(t, srv.URL, seoapi.WithLimiter(brokenLimiter{limErr}))
+				c := hostileClientLimited(t, srv.URL, seoapi.WithLimiter(brokenLimiter{limErr}))
 				_, err := callMethod(context.Background(), c, method)
 				ae := requireOneKind(t, err, tc.kind)
 				assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), "nothing was sent: %v", err)

@@ -6,12 +6,14 @@ import (
 )
 
 // RefuseWait is for Limiter implementations: it returns the error a
-// Limiter gives when it will not wait d for the rate limit, because d is
-// longer than the caller accepts: an *APIError with StatusCode 0 and
-// RetryAfter d that matches ErrRateLimited. The client fills in its
-// Method, URL and Attempts. reason says why, for the error message; it
-// should begin with the limit that asked for the wait, such as "fleet
-// limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
+// Limiter gives when it will not wait d before letting a request go: an
+// *APIError with StatusCode 0 and RetryAfter d that matches
+// ErrRateLimited. The client fills in its Method, URL and Attempts. reason
+// is the message; it should begin with the limit that asked for the wait,
+// such as "fleet limit: wait of 2m0s exceeds the max wait of 1m0s
+// (WithMaxWait)". (A wait the server asks for after answering, which the
+// client refuses, ends the call with that answer's kind: ErrRateLimited
+// after a 429, ErrServer after a 5xx.)
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
@@ -19,28 +21,20 @@ func RefuseWait(d time.Duration, reason string) *APIError {
 // CheckWait is for Limiter implementations: it tells a Limiter whether it
 // may wait d before letting a request go. It returns ctx's error when ctx
 // has ended; nil when d is at most the max wait and ends before ctx's
-// deadline; and otherwise, at once, a RefuseWait error saying which of
-// the two it broke.
-//
-// The max wait is one setting, the client's WithMaxWait (DefaultMaxWait
-// when Wait is called outside a Client): a Client puts it into the context
-// it passes to Wait or Acquire. maxWait is the limiter's own bound; when
-// it is positive and smaller, it applies instead, and the error says it
-// was the limiter's. 0 means the client's. reason names the limit that
-// asked for the wait, such as "fleet limit"; the error reads, for example,
-// "fleet limit: wait of 2m0s exceeds the max wait of 1m0s (WithMaxWait)".
+// deadline; and otherwise, at once, a RefuseWait error saying which bound
+// d broke. The max wait is the calling client's WithMaxWait, which the
+// client puts in ctx (DefaultMaxWait outside a Client), or maxWait, the
+// limiter's own, when that is positive and smaller. reason names the
+// limit that asked for the wait, such as "fleet limit".
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
-	client := clientMaxWait(ctx)
-	limit := effectiveMaxWait(client, maxWait, "the limiter's own")
-	return limit.check(ctx, d, time.Now(), reason)
+	return effectiveMaxWait(clientMaxWait(ctx), maxWait, "the limiter's own").check(ctx, d, time.Now(), reason)
 }
 
 // maxWaitKey is the context key of the calling client's max wait.
 type maxWaitKey struct{}
 
 // contextWithMaxWait returns ctx carrying the client's max wait, for a
-// Limiter outside the core that calls CheckWait. Only a client with such a
-// Limiter pays for it.
+// Limiter outside the core that calls CheckWait.
 func contextWithMaxWait(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, maxWaitKey{}, d)
 }
@@ -62,8 +56,8 @@ type maxWaitLimit struct {
 }
 
 // effectiveMaxWait returns the smaller of the client's max wait and a
-// limiter's own (named ownName), where own 0 means "the client's". On a
-// tie the client's setting is named: it is the one users set.
+// limiter's own (named ownName; 0: none). On a tie the client's setting is
+// named: it is the one users set.
 func effectiveMaxWait(client, own time.Duration, ownName string) maxWaitLimit {
 	if own > 0 && own < client {
 		return maxWaitLimit{d: own, name: ownName}
@@ -71,9 +65,8 @@ func effectiveMaxWait(client, own time.Duration, ownName string) maxWaitLimit {
 	return maxWaitLimit{d: client, name: "WithMaxWait"}
 }
 
-// check refuses a wait longer than the limit or one that would end after
-// ctx's deadline, with an error matching ErrRateLimited that says how long
-// the wait would have been and which bound it broke.
+// check refuses a wait of d from now that is longer than the limit or
+// would end after ctx's deadline.
 func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time, reason string) error {
 	if d <= 0 {
 		return ctx.Err()
@@ -85,17 +78,6 @@ func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time,
 		return RefuseWait(d, reason+": wait of "+d.String()+" would end after the context's deadline")
 	}
 	return ctx.Err()
-}
-
-// sleepRecorded waits d for the limit named by level, after checking it
-// against the max wait, and records how long it actually waited.
-func sleepRecorded(ctx context.Context, d time.Duration, limit maxWaitLimit, level WaitLevel, start time.Time, rec *waitRecords, now func() time.Time) error {
-	if err := limit.check(ctx, d, start, levelReason(level)); err != nil {
-		return err
-	}
-	err := sleep(ctx, d)
-	rec.add(level, start, now().Sub(start), err)
-	return err
 }
 
 // sleep waits for d or until ctx ends, whichever is first.

@@ -8,6 +8,61 @@ import (
 	"time"
 )
 
+// Rate is what the server said about its rate limit in the response.
+type Rate struct {
+	Limit     int       // requests allowed in the server's window
+	Remaining int       // requests left in the window
+	Reset     time.Time // when the window resets; zero when not sent
+}
+
+// exhausted reports whether the server said no requests remain until a
+// reset still ahead.
+func (r Rate) exhausted(now time.Time) bool {
+	return r.Remaining <= 0 && r.Reset.After(now)
+}
+
+// rateHeaderNames are the names parseRate reads, spelled canonically so
+// that reading them builds no strings.
+var rateHeaderNames = [...][3]string{
+	{"X-Ratelimit-Remaining", "X-Ratelimit-Limit", "X-Ratelimit-Reset"},
+	{"Ratelimit-Remaining", "Ratelimit-Limit", "Ratelimit-Reset"},
+}
+
+// parseRate reads X-RateLimit-Remaining, -Limit and -Reset, or the same
+// without the X- prefix.
+func parseRate(h http.Header, now time.Time) Rate {
+	for _, names := range rateHeaderNames {
+		if remaining, ok := headerInt(h, names[0]); ok {
+			limit, _ := headerInt(h, names[1])
+			return Rate{Limit: limit, Remaining: remaining, Reset: parseReset(h.Get(names[2]), now)}
+		}
+	}
+	return Rate{}
+}
+
+// headerInt reads an integer header; of a structured-field value such as
+// "100;w=3600" it reads the number first.
+func headerInt(h http.Header, key string) (int, bool) {
+	v, _, _ := strings.Cut(h.Get(key), ";")
+	v, _, _ = strings.Cut(v, ",")
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	return n, err == nil
+}
+
+// parseReset reads a reset as seconds from now, or as a Unix time when it
+// is more than a billion seconds (no window is 31 years long).
+func parseReset(v string, now time.Time) time.Time {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	switch {
+	case err != nil || f < 0 || f > 1e12 || math.IsNaN(f): // 1e12: beyond the year 33658
+		return time.Time{}
+	case f > 1e9:
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(frac*1e9))
+	}
+	return now.Add(time.Duration(f * float64(time.Second)))
+}
+
 // parseRetryAfter reads a Retry-After value: seconds (a fraction is
 // accepted) or an HTTP date; a date in the past is 0. A number of seconds
 // too large for a time.Duration is the largest one, so that a caller
@@ -18,10 +73,10 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
-		if secs < 0 || math.IsNaN(secs) {
+		switch {
+		case secs < 0 || math.IsNaN(secs):
 			return 0, false
-		}
-		if secs >= math.MaxInt64/float64(time.Second) {
+		case secs >= math.MaxInt64/float64(time.Second):
 			return math.MaxInt64, true
 		}
 		return time.Duration(secs * float64(time.Second)), true
@@ -30,76 +85,4 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
-}
-
-// Rate is what the server said about its rate limit in the response.
-type Rate struct {
-	Limit     int       // requests allowed in the server's window
-	Remaining int       // requests left in the window
-	Reset     time.Time // when the window resets; zero when not sent
-}
-
-// exhausted reports whether the server said no requests remain until a
-// reset still ahead. Reset is only read when Remaining was sent.
-func (r Rate) exhausted(now time.Time) bool {
-	return r.Remaining <= 0 && r.Reset.After(now)
-}
-
-// unixThreshold separates a Reset given as seconds from now from one given
-// as a Unix time: no window is a billion seconds (31 years) long.
-const unixThreshold = 1e9
-
-// parseRate reads X-RateLimit-Limit/Remaining/Reset, or the same without
-// the X- prefix. Reset is seconds from now, or a Unix time when it is
-// larger than unixThreshold.
-func parseRate(h http.Header, now time.Time) Rate {
-	// The canonical names, spelled out so that reading them builds no
-	// strings.
-	rateHeaders := [...]struct{ limit, remaining, reset string }{
-		{"X-Ratelimit-Limit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset"},
-		{"Ratelimit-Limit", "Ratelimit-Remaining", "Ratelimit-Reset"},
-	}
-	var r Rate
-	for _, names := range rateHeaders {
-		remaining, ok := headerInt(h, names.remaining)
-		if !ok {
-			continue
-		}
-		r.Remaining = remaining
-		r.Limit, _ = headerInt(h, names.limit)
-		r.Reset = parseReset(h.Get(names.reset), now)
-		return r
-	}
-	return r
-}
-
-func headerInt(h http.Header, key string) (int, bool) {
-	v := strings.TrimSpace(h.Get(key))
-	if v == "" {
-		return 0, false
-	}
-	// A structured-field value such as "100;w=3600" carries the number first.
-	if i := strings.IndexAny(v, ";,"); i >= 0 {
-		v = strings.TrimSpace(v[:i])
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
-}
-
-func parseReset(v string, now time.Time) time.Time {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return time.Time{}
-	}
-	if f > unixThreshold {
-		if f > 1e12 { // beyond the year 33658: not a time
-			return time.Time{}
-		}
-		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(frac*1e9))
-	}
-	return now.Add(time.Duration(f * float64(time.Second)))
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,15 +15,43 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// clock is a manual clock for the limiter.
-type clock struct{ t time.Time }
+// clock is a manual clock for the limiter, safe for concurrent use.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-func (c *clock) now() time.Time          { return c.t }
-func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func newClock() *clock { return &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)} }
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// onClock returns the built-in limiter on clk, whose waits move clk on
+// instead of sleeping.
+func onClock(perHour, perSecond int, maxWait time.Duration, clk *clock) *windowLimiter {
+	l := newWindowLimiter(perHour, perSecond, maxWait, clk.now)
+	l.sleep = func(ctx context.Context, d time.Duration) error {
+		clk.advance(max(d, 0))
+		return ctx.Err()
+	}
+	return l
+}
+
+// builtin is l as a client without a reserve uses it.
+func builtin(l *windowLimiter) attemptLimiter { return builtinLimiter{windowLimiter: l} }
 
 func TestWindowLimiterHourIsExactAndRolling(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := newClock()
 	l := newWindowLimiter(3, 1000, time.Minute, clk.now)
 	ctx := context.Background()
 	for i := range 3 {
@@ -48,7 +78,7 @@ func TestWindowLimiterNeverMoreThanLimitInAnyHour(t *testing.T) {
 	t.Parallel()
 	// A token bucket of burst 10 000 would let ~20 000 through in the first
 	// hour; the window lets exactly perHour through in any rolling hour.
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := newClock()
 	const perHour = 50
 	l := newWindowLimiter(perHour, 1_000_000, time.Nanosecond, clk.now)
 	var sent []time.Time
@@ -141,13 +171,13 @@ func TestBackoffGrowsWithinBounds(t *testing.T) {
 
 func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := newClock()
 	l := newWindowLimiter(1_000_000, 50, time.Nanosecond, clk.now)
 	ctx := context.Background()
 	// An idle limiter lets a whole second's worth through at once.
 	for i := range 50 {
 		var rec waitRecords
-		require.NoError(t, turn(l, ctx, time.Minute, &rec), i)
+		require.NoError(t, turn(builtin(l), ctx, time.Minute, &rec), i)
 		assert.Zero(t, rec.n, "request %d waited", i)
 	}
 	// The 51st waits until the first leaves the second and its guard.
@@ -175,7 +205,7 @@ func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
 func TestWindowLimiterNeverMoreThanLimitInAnyWindow(t *testing.T) {
 	t.Parallel()
 	const perSecond, perHour = 7, 100
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := newClock()
 	l := newWindowLimiter(perHour, perSecond, time.Nanosecond, clk.now)
 	steps := []time.Duration{0, time.Millisecond, 0, 90 * time.Millisecond, 3 * time.Millisecond, 0, 500 * time.Millisecond, 17 * time.Second}
 	var sent []time.Time
@@ -208,74 +238,129 @@ func maxInWindow(sent []time.Time, w time.Duration) int {
 	return most
 }
 
-func TestWindowLimiterGivesBackACancelledWait(t *testing.T) {
+// TestCancelledWaitsGiveBackTheirSlots: NewLimiter(20, 5, 0) with 20
+// calls at once: 5 go, 15 queue for later seconds. Whatever order their
+// waits are cancelled in, each gives its slots back in both windows: the
+// hour then holds the 5 that went, and once they leave the second a new
+// request goes at once, followed by 14 more within the hour.
+func TestCancelledWaitsGiveBackTheirSlots(t *testing.T) {
 	t.Parallel()
-	l := newWindowLimiter(1_000_000, 1, time.Hour, time.Now)
-	require.NoError(t, l.Wait(context.Background()))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- l.Wait(ctx) }()
-	// Wait until the goroutine holds its reservation, then cancel it.
-	require.Eventually(t, func() bool {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return l.seq == 2
-	}, 5*time.Second, time.Millisecond)
-	cancel()
-	require.ErrorIs(t, <-done, context.Canceled)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	assert.EqualValues(t, 1, l.seq, "the cancelled slot was given back")
-	assert.Len(t, l.hour.ring, 1)
-	assert.Equal(t, 1, l.second.held(l.now().Sub(l.origin)), "one slot of the second is held")
+	orders := map[string]func(n int) []int{
+		"oldest first": func(n int) []int { return rangeOf(n) },
+		"newest first": func(n int) []int { o := rangeOf(n); slices.Reverse(o); return o },
+		"shuffled": func(n int) []int {
+			o := rangeOf(n)
+			rand.New(rand.NewPCG(7, 7)).Shuffle(n, func(i, j int) { o[i], o[j] = o[j], o[i] })
+			return o
+		},
+	}
+	for name, order := range orders {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			clk := newClock()
+			l := newWindowLimiter(20, 5, 0, clk.now)
+			queued := make(chan struct{})
+			l.sleep = func(ctx context.Context, _ time.Duration) error {
+				queued <- struct{}{}
+				<-ctx.Done()
+				return ctx.Err()
+			}
+			var cancels []context.CancelFunc
+			var ended []chan error
+			for i := range 20 {
+				if i < 5 {
+					_, err := builtin(l).acquire(context.Background(), time.Hour, nil)
+					require.NoError(t, err, "request %d goes at once", i)
+					continue
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				end := make(chan error, 1)
+				go func() {
+					_, err := builtin(l).acquire(ctx, time.Hour, nil)
+					end <- err
+				}()
+				<-queued
+				cancels, ended = append(cancels, cancel), append(ended, end)
+			}
+			for _, i := range order(len(cancels)) {
+				cancels[i]()
+				require.ErrorIs(t, <-ended[i], context.Canceled)
+			}
+			b, err := l.Budget(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, 5, b.UsedHour, "only the requests that went hold the hour")
+
+			clk.advance(secondSpan) // the 5 leave the second
+			l.sleep = func(context.Context, time.Duration) error { return errors.New("must not wait") }
+			_, err = builtin(l).acquire(context.Background(), 0, nil)
+			require.NoError(t, err, "a new request goes at once")
+			for i := range 14 {
+				clk.advance(secondSpan)
+				_, err = builtin(l).acquire(context.Background(), 0, nil)
+				require.NoError(t, err, "request %d of the hour", 7+i)
+			}
+			_, err = builtin(l).acquire(context.Background(), 0, nil)
+			require.ErrorIs(t, err, ErrRateLimited)
+			assert.Contains(t, err.Error(), "hourly limit", "the 21st of the hour")
+		})
+	}
+}
+
+func rangeOf(n int) []int {
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+	}
+	return o
 }
 
 func TestWindowLimiterRefusesWaitPastDeadline(t *testing.T) {
 	t.Parallel()
-	l := newWindowLimiter(1_000_000, 1, time.Hour, time.Now)
+	deadline := time.Now().Add(time.Hour)
+	clk := &clock{t: deadline.Add(-100 * time.Millisecond)}
+	l := onClock(1_000_000, 1, time.Hour, clk)
 	require.NoError(t, l.Wait(context.Background()))
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
 	err := l.Wait(ctx)
-	require.ErrorIs(t, err, ErrRateLimited, "a ~1 s wait cannot end before a 100 ms deadline")
+	require.ErrorIs(t, err, ErrRateLimited, "a ~1 s wait cannot end before a deadline 100 ms ahead")
 	assert.Contains(t, err.Error(), "would end after the context's deadline")
-	require.NoError(t, ctx.Err(), "refused at once, not at the deadline")
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	assert.EqualValues(t, 1, l.seq, "a refused wait reserves nothing")
+	b, _ := l.Budget(ctx)
+	assert.Equal(t, 1, b.UsedHour, "a refused wait takes no slot")
 }
 
 func TestWaitTurnRecordsEachWait(t *testing.T) {
 	t.Parallel()
 	// One request per second: the second request waits for the hold the
 	// server asked for, then for the rolling second.
-	l := newWindowLimiter(1_000_000, 1, 0, time.Now)
+	clk := newClock()
+	l := onClock(1_000_000, 1, 0, clk)
 	var rec waitRecords
-	require.NoError(t, turn(l, context.Background(), time.Minute, &rec))
+	first, err := builtin(l).acquire(context.Background(), time.Minute, &rec)
+	require.NoError(t, err)
 	require.Zero(t, rec.n)
-	l.feedback(context.Background(), RateFeedback{Hold: 20 * time.Millisecond})
-	before := time.Now()
-	require.NoError(t, turn(l, context.Background(), time.Minute, &rec))
-	require.Equal(t, 2, rec.n)
-	server, second := rec.all()[0], rec.all()[1]
-	assert.Equal(t, WaitServer, server.level)
-	assert.GreaterOrEqual(t, server.d, 19*time.Millisecond)
-	assert.False(t, server.start.Before(before))
-	assert.Equal(t, WaitPerSecond, second.level)
-	assert.False(t, second.start.Before(server.start.Add(server.d)), "the second wait follows the hold")
-	assert.Greater(t, server.d+second.d, time.Second, "a second and its guard after the first request")
+	l.feedback(context.Background(), first, RateFeedback{Hold: 20 * time.Millisecond})
+	start := clk.now()
+	require.NoError(t, turn(builtin(l), context.Background(), time.Minute, &rec))
+	assert.Equal(t, []waitRecord{
+		{level: WaitServer, start: start, d: 20 * time.Millisecond},
+		{level: WaitPerSecond, start: start.Add(20 * time.Millisecond), d: secondSpan - 20*time.Millisecond},
+	}, rec.all(), "the first request was never answered: it counts for secondSpan")
 }
 
+// TestServerHold: a hold is kept by the built-in limiter and by a client
+// around another Limiter or none; a Lift lifts it only when the request
+// answered was sent after the last hold was asked for.
 func TestServerHold(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		feedback []RateFeedback
-		want     time.Duration
+		feedback []RateFeedback // one a millisecond, each the answer to a request sent just before
+		want     time.Duration  // the hold left after the last
 	}{
 		{"none", nil, 0},
 		{"hold", []RateFeedback{{Hold: time.Minute}}, time.Minute},
-		{"a shorter hold does not shorten it", []RateFeedback{{Hold: time.Minute}, {Hold: time.Second}}, time.Minute},
+		{"a shorter hold does not shorten it", []RateFeedback{{Hold: time.Minute}, {Hold: time.Second}}, time.Minute - time.Millisecond},
 		{"a longer hold lengthens it", []RateFeedback{{Hold: time.Second}, {Hold: time.Minute}}, time.Minute},
 		{"clamped to the longest window", []RateFeedback{{Hold: 30 * 365 * 24 * time.Hour}}, maxHold},
 		{"lifted", []RateFeedback{{Hold: maxHold}, {Lift: true}}, 0},
@@ -284,11 +369,12 @@ func TestServerHold(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			for _, lim := range []attemptLimiter{newWindowLimiter(100, 10, 0, clk.now), newHoldingLimiter(nil, clk.now), newHoldingLimiter(&countingLimiter{}, clk.now)} {
-				clk.advance(time.Minute)
+			clk := newClock()
+			for _, lim := range []attemptLimiter{builtin(newWindowLimiter(100, 10, 0, clk.now)), newAttemptLimiter(rateLimitConfig{off: true}, clk.now), newAttemptLimiter(rateLimitConfig{limiter: &countingLimiter{}}, clk.now)} {
 				for _, f := range tt.feedback {
-					lim.feedback(context.Background(), f)
+					sent := slotTicket{sent: clk.now()}
+					clk.advance(time.Millisecond)
+					lim.feedback(context.Background(), sent, f)
 				}
 				var rec waitRecords
 				err := turn(lim, context.Background(), 0, &rec)
@@ -301,8 +387,49 @@ func TestServerHold(t *testing.T) {
 				require.True(t, errors.As(err, &apiErr))
 				assert.Equal(t, tt.want, apiErr.RetryAfter, "%T", lim)
 				assert.Equal(t, "server rate limit: wait of "+tt.want.String()+" exceeds the max wait of 0s (WithMaxWait)", apiErr.Message)
+				clk.advance(time.Hour * 2)
 			}
 		})
+	}
+}
+
+// TestStaleAnswerKeepsANewerHold: request A is sent, then B's answer asks
+// for a hold of 30 s; A's late answer says requests remain. It must not
+// lift B's hold, whatever limiter the client has; the answer to a request
+// sent after the hold was asked for may.
+func TestStaleAnswerKeepsANewerHold(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	fleet := &feedbackCounter{}
+	kinds := []struct {
+		name string
+		lim  attemptLimiter
+	}{
+		{"built-in", builtin(onClock(100, 10, 0, clk))},
+		{"off", newAttemptLimiter(rateLimitConfig{off: true}, clk.now)},
+		{"a Limiter", newAttemptLimiter(rateLimitConfig{limiter: &countingLimiter{}}, clk.now)},
+		{"a FeedbackLimiter", newAttemptLimiter(rateLimitConfig{limiter: fleet}, clk.now)},
+	}
+	for _, k := range kinds {
+		ctx := context.Background()
+		a, err := k.lim.acquire(ctx, time.Hour, nil)
+		require.NoError(t, err)
+		clk.advance(10 * time.Millisecond)
+		k.lim.feedback(ctx, slotTicket{sent: clk.now()}, RateFeedback{Hold: 30 * time.Second})
+		clk.advance(10 * time.Millisecond)
+		k.lim.feedback(ctx, a, RateFeedback{Lift: true})
+		if k.name == "a FeedbackLimiter" {
+			assert.Equal(t, []RateFeedback{{Hold: 30 * time.Second}}, fleet.told, "the stale Lift is not passed on")
+			continue
+		}
+		_, err = k.lim.acquire(ctx, 0, nil)
+		require.ErrorIs(t, err, ErrRateLimited, "%s: the hold stays", k.name)
+		assert.Contains(t, err.Error(), "server rate limit: wait of 29.99s")
+
+		k.lim.feedback(ctx, slotTicket{sent: clk.now()}, RateFeedback{Lift: true})
+		_, err = k.lim.acquire(ctx, 0, nil)
+		require.NoError(t, err, "%s: an answer to a request sent after the hold lifts it", k.name)
+		clk.advance(time.Hour)
 	}
 }
 
@@ -381,30 +508,31 @@ func TestNewAttemptLimiter(t *testing.T) {
 	fleet := &feedbackCounter{}
 	ctx := context.Background()
 
-	lim := newAttemptLimiter(defaultRateLimitConfig(), time.Minute, time.Now)
-	builtin, ok := lim.(*windowLimiter)
-	require.True(t, ok, "%T", lim)
-	assert.Equal(t, DefaultRequestsPerSecond, builtin.second.size)
-	assert.Equal(t, DefaultRequestsPerHour, builtin.hour.size)
+	own, ok := newAttemptLimiter(defaultRateLimitConfig(), time.Now).(builtinLimiter)
+	require.True(t, ok)
+	assert.Equal(t, DefaultRequestsPerSecond, own.second.size)
+	assert.Equal(t, DefaultRequestsPerHour, own.hour.size)
 
-	assert.Same(t, shared, newAttemptLimiter(rateLimitConfig{limiter: shared}, time.Minute, time.Now), "a shared built-in limiter keeps its levels and its hold")
+	sharing, ok := newAttemptLimiter(rateLimitConfig{limiter: shared}, time.Now).(builtinLimiter)
+	require.True(t, ok)
+	assert.Same(t, shared, sharing.windowLimiter, "a shared built-in limiter keeps its windows and its hold")
 
-	off, ok := newAttemptLimiter(rateLimitConfig{off: true}, time.Minute, time.Now).(*holdingLimiter)
+	off, ok := newAttemptLimiter(rateLimitConfig{off: true}, time.Now).(*otherLimiter)
 	require.True(t, ok)
 	assert.Nil(t, off.inner, "no limiter, only the server's hold")
 
-	wrapped := newAttemptLimiter(rateLimitConfig{limiter: user}, 42*time.Second, time.Now)
+	wrapped := newAttemptLimiter(rateLimitConfig{limiter: user}, time.Now)
 	require.NoError(t, turn(wrapped, ctx, 42*time.Second, nil))
 	assert.Equal(t, 1, user.n)
 	assert.Equal(t, 42*time.Second, user.maxWait, "the client's max wait reaches the Limiter's context")
-	wrapped.feedback(ctx, RateFeedback{Hold: time.Hour})
+	wrapped.feedback(ctx, slotTicket{sent: time.Now()}, RateFeedback{Hold: time.Hour})
 	err := turn(wrapped, ctx, time.Minute, nil)
 	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's hold for a plain Limiter")
 	assert.Equal(t, 1, user.n, "held before the Limiter was asked")
 
-	forwarding := newAttemptLimiter(rateLimitConfig{limiter: fleet}, time.Minute, time.Now)
-	forwarding.feedback(ctx, RateFeedback{Hold: time.Hour})
-	forwarding.feedback(ctx, RateFeedback{Lift: true})
+	forwarding := newAttemptLimiter(rateLimitConfig{limiter: fleet}, time.Now)
+	forwarding.feedback(ctx, slotTicket{sent: time.Now()}, RateFeedback{Hold: time.Hour})
+	forwarding.feedback(ctx, slotTicket{sent: time.Now().Add(time.Second)}, RateFeedback{Lift: true})
 	assert.Equal(t, []RateFeedback{{Hold: time.Hour}, {Lift: true}}, fleet.told)
 	require.NoError(t, turn(forwarding, ctx, time.Minute, nil), "a FeedbackLimiter holds back by itself; the client adds no hold")
 	assert.Equal(t, 1, fleet.n)
@@ -430,11 +558,11 @@ func TestMaxWaitIsOneSetting(t *testing.T) {
 			t.Parallel()
 			// One request a second: the second request asks for a wait of
 			// a second and its guard, over every max wait above.
-			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clk := newClock()
 			l := newWindowLimiter(1_000_000, 1, tt.own, clk.now)
-			require.NoError(t, turn(l, context.Background(), tt.client, nil))
+			require.NoError(t, turn(builtin(l), context.Background(), tt.client, nil))
 			clk.advance(time.Second + secondGuard - tt.wantLimit - time.Millisecond)
-			err := turn(l, context.Background(), tt.client, nil)
+			err := turn(builtin(l), context.Background(), tt.client, nil)
 			require.ErrorIs(t, err, ErrRateLimited)
 			var apiErr *APIError
 			require.True(t, errors.As(err, &apiErr))
@@ -489,7 +617,7 @@ func TestIdleBurstDoesNotWait(t *testing.T) {
 	t.Parallel()
 	// A burst of 45 from an idle client: under the limit of 50 a second,
 	// so no request waits (the old token bucket made each wait 20.8 ms).
-	lim := newAttemptLimiter(defaultRateLimitConfig(), DefaultMaxWait, time.Now)
+	lim := newAttemptLimiter(defaultRateLimitConfig(), time.Now)
 	var wg sync.WaitGroup
 	waited := make(chan waitRecords, 45)
 	for range 45 {
@@ -510,37 +638,50 @@ func TestIdleBurstDoesNotWait(t *testing.T) {
 // transport does for a request whose response comes straight back.
 func turn(l attemptLimiter, ctx context.Context, maxWait time.Duration, rec *waitRecords) error {
 	t, err := l.acquire(ctx, maxWait, rec)
-	l.done(t)
+	if err == nil {
+		l.done(t, true)
+	}
 	return err
 }
 
 func TestSecondCountsFromTheResponse(t *testing.T) {
 	t.Parallel()
 	// One request a second. The server counts a request when it arrives,
-	// at the latest when its response comes back: the next may go a
-	// second (and the guard) after that response, or after release +
-	// maxTransit when no response came back.
+	// at the latest when its answer comes back: the next may go a second
+	// (and the guard) after that answer, or after release + maxTransit
+	// when no answer came back. A request that failed may still arrive
+	// until release + maxTransit, or arrived just before the failure: the
+	// next goes a second (and the guard) after the later of the two.
 	tests := []struct {
 		name     string
-		answerIn time.Duration // -1: the limiter never hears of the response
+		endsIn   time.Duration // -1: the limiter never hears of it
+		answered bool
+		freed    bool          // the slot freed before the end was heard of
 		want     time.Duration // the next request's wait, from the release
 	}{
-		{"fast response", 2 * time.Millisecond, 2*time.Millisecond + time.Second + secondGuard},
-		{"slow response", 200 * time.Millisecond, 200*time.Millisecond + time.Second + secondGuard},
-		{"response slower than maxTransit", 3 * time.Second, maxTransit + time.Second + secondGuard},
-		{"no response heard of", -1, maxTransit + time.Second + secondGuard},
+		{"fast answer", 2 * time.Millisecond, true, false, 2*time.Millisecond + time.Second + secondGuard},
+		{"slow answer", 200 * time.Millisecond, true, false, 200*time.Millisecond + time.Second + secondGuard},
+		{"answer slower than maxTransit", 3 * time.Second, true, false, secondSpan},
+		{"never heard of", -1, false, false, secondSpan},
+		{"failed after 100 ms, may still arrive", 100 * time.Millisecond, false, false, secondSpan},
+		{"failed after 1.5 s", 1500 * time.Millisecond, false, false, 1500*time.Millisecond + time.Second + secondGuard},
+		{"failed after 3 s, its slot freed meanwhile", 3 * time.Second, false, true, 3*time.Second + time.Second + secondGuard},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-			l := newWindowLimiter(1_000_000, 1, 0, clk.now)
+			clk := newClock()
+			l := builtin(newWindowLimiter(1_000_000, 1, 0, clk.now))
 			ticket, err := l.acquire(context.Background(), time.Minute, nil)
 			require.NoError(t, err)
-			if tt.answerIn >= 0 {
-				clk.advance(tt.answerIn)
-				l.done(ticket)
-				clk.advance(-tt.answerIn)
+			if tt.endsIn >= 0 {
+				clk.advance(tt.endsIn)
+				if tt.freed {
+					b, _ := l.Budget(context.Background())
+					require.Zero(t, b.UsedSecond)
+				}
+				l.done(ticket, tt.answered)
+				clk.advance(-tt.endsIn)
 			}
 			// A max wait of a nanosecond turns the wait into a refusal
 			// that says how long it would have been.
@@ -550,4 +691,25 @@ func TestSecondCountsFromTheResponse(t *testing.T) {
 			assert.Equal(t, tt.want, apiErr.RetryAfter)
 		})
 	}
+}
+
+// TestBudgetCountsTheWindows: the built-in limiter's budget right after 30
+// requests on a fresh NewLimiter(100, 50, 0), then as they leave the
+// second, with the server's hold.
+func TestBudgetCountsTheWindows(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	l := onClock(100, 50, 0, clk)
+	for range 30 {
+		require.NoError(t, turn(builtin(l), context.Background(), time.Minute, nil))
+	}
+	b, err := l.Budget(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, Budget{PerHour: 100, PerSecond: 50, UsedHour: 30, UsedSecond: 30}, b)
+
+	l.Feedback(context.Background(), RateFeedback{Hold: time.Minute})
+	clk.advance(time.Second + secondGuard)
+	b, err = l.Budget(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, Budget{PerHour: 100, PerSecond: 50, UsedHour: 30, HoldUntil: clk.now().Add(time.Minute - time.Second - secondGuard)}, b)
 }

@@ -156,46 +156,50 @@ func TestBadResetDoesNotBrickTheClient(t *testing.T) {
 	assert.Len(t, rec.requests(), 1, "the held call was not sent")
 }
 
-func TestRemainingLiftsTheHold(t *testing.T) {
+// TestStaleAnswerKeepsTheHold: a slow call is in flight when another
+// learns that no requests remain for an hour. The slow call's answer says
+// requests remain, but it was sent before the hold was asked for, so it
+// says nothing of it: the hold stays, for the client's own limiter, a
+// shared one, and none.
+func TestStaleAnswerKeepsTheHold(t *testing.T) {
 	t.Parallel()
-	// A slow call is in flight when another learns that no requests remain
-	// for 30 years. The slow call's answer says requests remain: the hold
-	// is lifted and the client works again.
-	arrived, release := make(chan struct{}), make(chan struct{})
-	var lists atomic.Int32
-	rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Path == "/api/workspaces/slow/projects" {
-			close(arrived)
-			<-release
-			w.Header().Set("X-RateLimit-Remaining", "5")
-			fmt.Fprint(w, `[]`)
-			return
-		}
-		if lists.Add(1) == 1 {
-			w.Header().Set("X-RateLimit-Remaining", "0")
-			w.Header().Set("X-RateLimit-Reset", thirtyYears())
-		} else {
-			w.Header().Set("X-RateLimit-Remaining", "4")
-		}
-		fmt.Fprint(w, `[]`)
-	})
-	c := newClient(t, rec.srv.URL)
-	slow := make(chan error)
-	go func() {
-		_, _, err := c.Projects.List(context.Background(), "slow", nil)
-		slow <- err
-	}()
-	<-arrived
-	_, _, err := c.Workspaces.List(context.Background(), nil)
+	shared, err := seoapi.NewLimiter(100, 50, 0)
 	require.NoError(t, err)
-	_, _, err = c.Workspaces.List(context.Background(), nil)
-	require.ErrorIs(t, err, seoapi.ErrRateLimited, "held while the slow call is out")
-	close(release)
-	require.NoError(t, <-slow)
-	_, _, err = c.Workspaces.List(context.Background(), nil)
-	require.NoError(t, err, "a response saying requests remain lifted the hold")
-	assert.Len(t, rec.requests(), 3)
+	limiters := map[string]seoapi.Option{"own": seoapi.WithRateLimit(100, 50), "shared": seoapi.WithLimiter(shared), "off": seoapi.WithoutRateLimit()}
+	for name, limiter := range limiters {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			arrived, release := make(chan struct{}), make(chan struct{})
+			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if r.URL.Path == "/api/workspaces/slow/projects" {
+					close(arrived)
+					<-release
+					w.Header().Set("X-RateLimit-Remaining", "5")
+				} else {
+					w.Header().Set("X-RateLimit-Remaining", "0")
+					w.Header().Set("X-RateLimit-Reset", "3600")
+				}
+				fmt.Fprint(w, `[]`)
+			})
+			c, err := seoapi.NewClient(rec.srv.URL, testKey, limiter)
+			require.NoError(t, err)
+			slow := make(chan error)
+			go func() {
+				_, _, err := c.Projects.List(context.Background(), "slow", nil)
+				slow <- err
+			}()
+			<-arrived
+			_, _, err = c.Workspaces.List(context.Background(), nil)
+			require.NoError(t, err, "its answer asks for a hold of an hour")
+			close(release)
+			require.NoError(t, <-slow)
+			_, _, err = c.Workspaces.List(context.Background(), nil)
+			require.ErrorIs(t, err, seoapi.ErrRateLimited, "the slow call's answer did not lift the newer hold")
+			assert.Contains(t, err.Error(), "server rate limit")
+			assert.Len(t, rec.requests(), 2)
+		})
+	}
 }
 
 func TestTooManyRequestsHoldsEveryCall(t *testing.T) {
@@ -229,8 +233,8 @@ func TestSharedLimiterSharesTheServersHold(t *testing.T) {
 	_, ok := lim.(seoapi.FeedbackLimiter)
 	require.True(t, ok, "the built-in limiter takes the server's hold")
 	rec := newRecorder(t, respond(200, `[]`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "3600"))
-	first := newClient(t, rec.srv.URL, seoapi.WithLimiter(lim))
-	second := newClient(t, rec.srv.URL, seoapi.WithLimiter(lim))
+	first := newLimitedClient(t, rec.srv.URL, lim)
+	second := newLimitedClient(t, rec.srv.URL, lim)
 	_, _, err = first.Workspaces.List(context.Background(), nil)
 	require.NoError(t, err)
 	_, _, err = second.Workspaces.List(context.Background(), nil)
@@ -261,7 +265,7 @@ func TestFeedbackLimiterIsToldTheServersHold(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, firstSays("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "10"))
 	lim := &fleetLimiter{}
-	c := newClient(t, rec.srv.URL, seoapi.WithLimiter(lim))
+	c := newLimitedClient(t, rec.srv.URL, lim)
 	for range 2 {
 		_, _, err := c.Workspaces.List(context.Background(), nil)
 		require.NoError(t, err, "the fleet limiter holds back, not the client")
@@ -307,7 +311,7 @@ func TestMaxWaitIsOneSetting(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder(t, respond(200, `[]`))
-			c := newClient(t, rec.srv.URL, seoapi.WithLimiter(tt.limiter(t)), seoapi.WithMaxWait(tt.clientMax))
+			c := newLimitedClient(t, rec.srv.URL, tt.limiter(t), seoapi.WithMaxWait(tt.clientMax))
 			var err error
 			for range 2 {
 				if _, _, err = c.Workspaces.List(context.Background(), nil); err != nil {
@@ -418,4 +422,102 @@ func BenchmarkRateLimitedThroughput(b *testing.B) {
 	b.ReportMetric(achieved, "req/s")
 	b.ReportMetric(achieved/perSecond, "share-of-limit")
 	b.ReportMetric(float64(fake.Throttled()), "429s")
+}
+
+// TestConflictingLimiterOptions: WithLimiter, WithRateLimit and
+// WithoutRateLimit each choose the client's limiter; two of them, in
+// either order, fail NewClient instead of the last one silently winning.
+func TestConflictingLimiterOptions(t *testing.T) {
+	t.Parallel()
+	shared, err := seoapi.NewLimiter(100, 10, 0)
+	require.NoError(t, err)
+	pairs := map[string][2]seoapi.Option{
+		"WithLimiter, WithRateLimit":      {seoapi.WithLimiter(shared), seoapi.WithRateLimit(100, 10)},
+		"WithLimiter, WithoutRateLimit":   {seoapi.WithLimiter(shared), seoapi.WithoutRateLimit()},
+		"WithRateLimit, WithoutRateLimit": {seoapi.WithRateLimit(100, 10), seoapi.WithoutRateLimit()},
+	}
+	for name, pair := range pairs {
+		for _, opts := range [][]seoapi.Option{{pair[0], pair[1]}, {pair[1], pair[0]}} {
+			_, err := seoapi.NewClient("https://api.example.com", testKey, opts...)
+			require.ErrorIs(t, err, seoapi.ErrInvalidArgument, name)
+			assert.Contains(t, err.Error(), "conflicting limiter options")
+		}
+	}
+	for _, opt := range []seoapi.Option{seoapi.WithLimiter(shared), seoapi.WithRateLimit(100, 10), seoapi.WithoutRateLimit()} {
+		_, err := seoapi.NewClient("https://api.example.com", testKey, opt, opt)
+		require.NoError(t, err, "the same option twice is no conflict")
+	}
+}
+
+// budgetLimiter is a Limiter of one's own that tells its budget.
+type budgetLimiter struct{ noWaitLimiter }
+
+func (budgetLimiter) Budget(context.Context) (seoapi.Budget, error) {
+	return seoapi.Budget{PerHour: 7, UsedHour: 3}, nil
+}
+
+type noWaitLimiter struct{}
+
+func (noWaitLimiter) Wait(context.Context) error { return nil }
+
+// TestClientBudget: Budget tells what the client's limiter counts, the
+// built-in one (its own or shared) exactly, and sends nothing.
+func TestClientBudget(t *testing.T) {
+	t.Parallel()
+	shared, err := seoapi.NewLimiter(100, 50, 0)
+	require.NoError(t, err)
+	for name, limiter := range map[string]seoapi.Option{"own": seoapi.WithRateLimit(100, 50), "shared": seoapi.WithLimiter(shared)} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(200, `[]`))
+			c, err := seoapi.NewClient(rec.srv.URL, testKey, limiter)
+			require.NoError(t, err)
+			ctx := context.Background()
+			for range 30 {
+				_, _, err := c.Workspaces.List(ctx, nil)
+				require.NoError(t, err)
+			}
+			b, err := c.Budget(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, 100, b.PerHour)
+			assert.Equal(t, 50, b.PerSecond)
+			assert.Equal(t, 30, b.UsedHour)
+			assert.LessOrEqual(t, b.UsedSecond, 30)
+			assert.True(t, b.HoldUntil.IsZero())
+			assert.Len(t, rec.requests(), 30, "asking for the budget sends nothing")
+		})
+	}
+	t.Run("the server's hold", func(t *testing.T) {
+		t.Parallel()
+		rec := newRecorder(t, respond(200, `[]`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "600"))
+		for _, limiter := range []seoapi.Option{seoapi.WithRateLimit(100, 50), seoapi.WithLimiter(budgetLimiter{})} {
+			c, err := seoapi.NewClient(rec.srv.URL, testKey, limiter)
+			require.NoError(t, err)
+			before := time.Now()
+			_, _, err = c.Workspaces.List(context.Background(), nil)
+			require.NoError(t, err)
+			after := time.Now()
+			b, err := c.Budget(context.Background())
+			require.NoError(t, err)
+			assert.False(t, b.HoldUntil.Before(before.Add(10*time.Minute-time.Second)), "%v", b.HoldUntil)
+			assert.False(t, b.HoldUntil.After(after.Add(10*time.Minute)), "%v", b.HoldUntil)
+		}
+	})
+	t.Run("a Limiter of one's own", func(t *testing.T) {
+		t.Parallel()
+		c, err := seoapi.NewClient("https://api.example.com", testKey, seoapi.WithLimiter(budgetLimiter{}))
+		require.NoError(t, err)
+		b, err := c.Budget(context.Background())
+		require.NoError(t, err)
+		assert.Equal(t, seoapi.Budget{PerHour: 7, UsedHour: 3}, b)
+	})
+	for name, limiter := range map[string]seoapi.Option{"off": seoapi.WithoutRateLimit(), "a Limiter without a budget": seoapi.WithLimiter(noWaitLimiter{})} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, err := seoapi.NewClient("https://api.example.com", testKey, limiter)
+			require.NoError(t, err)
+			_, err = c.Budget(context.Background())
+			require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+		})
+	}
 }

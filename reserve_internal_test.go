@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ type simRequest struct {
 }
 
 // frees is when the request stops counting in the rolling second, as the
-// limiter counts it: a second (and the guard) after its response, or after
+// limiter counts it: a second (and the guard) after its answer, or after
 // release + maxTransit when that is sooner or it was never answered.
 func (r simRequest) frees() time.Duration {
 	last := r.release + maxTransit
@@ -72,7 +71,7 @@ func TestReserveIsExact(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(1, uint64(tt.perHour*1000+tt.perSecond)))
-			clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clk := newClock()
 			l := newWindowLimiter(tt.perHour, tt.perSecond, 0, clk.now)
 			l.sleep = func(_ context.Context, d time.Duration) error {
 				clk.advance(max(d, 0))
@@ -94,7 +93,7 @@ func TestReserveIsExact(t *testing.T) {
 				rest := waiting[:0]
 				for _, p := range waiting {
 					if p.at <= now {
-						l.done(p.t)
+						l.done(p.t, true)
 						sent[p.idx].answered = now
 						continue
 					}
@@ -107,7 +106,7 @@ func TestReserveIsExact(t *testing.T) {
 					keep = tt.keep
 				}
 				at := clk.now().Sub(l.origin)
-				ticket, err := l.reserving(keep).acquire(context.Background(), 100*time.Hour, nil)
+				ticket, err := builtinLimiter{l, keep}.acquire(context.Background(), 100*time.Hour, nil)
 				require.NoError(t, err)
 				release := clk.now().Sub(l.origin)
 
@@ -126,24 +125,6 @@ func TestReserveIsExact(t *testing.T) {
 			}
 		})
 	}
-}
-
-// syncClock is a manual clock safe for concurrent use.
-type syncClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *syncClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *syncClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }
 
 // TestReserveLeavesItsShareToOthers is issue 18's acceptance, on the
@@ -168,7 +149,7 @@ func TestReserveLeavesItsShareToOthers(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 
-			clk := &syncClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			clk := newClock()
 			shared := newWindowLimiter(100, 50, 0, clk.now)
 			slept := make(chan time.Duration, 1)
 			shared.sleep = func(ctx context.Context, d time.Duration) error {
@@ -235,31 +216,31 @@ func TestReserveLeavesItsShareToOthers(t *testing.T) {
 				require.ErrorIs(t, <-batchErr, context.Canceled)
 			}
 			assert.EqualValues(t, 100, served.Load())
-			shared.mu.Lock()
-			defer shared.mu.Unlock()
-			assert.Len(t, shared.hour.ring, 100, "the waiting 71st took no slot")
+			b, err := shared.Budget(ctx)
+			require.NoError(t, err)
+			assert.Equal(t, 100, b.UsedHour, "the waiting 71st took no slot")
 		})
 	}
 }
 
-// TestNewAttemptLimiterWithReserve: a reserve wraps the client's own or
-// the shared built-in limiter, and no reserve leaves it as it is.
+// TestNewAttemptLimiterWithReserve: a reserve goes with the client's own
+// or the shared built-in limiter.
 func TestNewAttemptLimiterWithReserve(t *testing.T) {
 	t.Parallel()
 	shared := newWindowLimiter(100, 10, 0, time.Now)
 	keep := windowReserve{perHour: 5, perSecond: 1}
 
-	assert.Same(t, shared, newAttemptLimiter(rateLimitConfig{limiter: shared}, time.Minute, time.Now))
-	got, ok := newAttemptLimiter(rateLimitConfig{limiter: shared, reserve: keep}, time.Minute, time.Now).(reservingLimiter)
+	got, ok := newAttemptLimiter(rateLimitConfig{limiter: shared, reserve: keep}, time.Now).(builtinLimiter)
 	require.True(t, ok)
 	assert.Same(t, shared, got.windowLimiter, "the same windows, shared")
-	assert.Equal(t, keep, got.reserve)
+	assert.Equal(t, keep, got.keep)
 
 	cfg := defaultRateLimitConfig()
 	cfg.reserve = keep
-	own, ok := newAttemptLimiter(cfg, time.Minute, time.Now).(reservingLimiter)
+	own, ok := newAttemptLimiter(cfg, time.Now).(builtinLimiter)
 	require.True(t, ok)
 	assert.Equal(t, DefaultRequestsPerHour, own.hour.size)
+	assert.Equal(t, keep, own.keep)
 }
 
 // TestReserveWaitKeepsALaterHold: a request its reserve held back keeps a
@@ -267,9 +248,9 @@ func TestNewAttemptLimiterWithReserve(t *testing.T) {
 // its own wait ends (here the hold is longer than the max wait: refused).
 func TestReserveWaitKeepsALaterHold(t *testing.T) {
 	t.Parallel()
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := newClock()
 	l := newWindowLimiter(1000, 2, 0, clk.now)
-	_, err := l.acquire(context.Background(), time.Minute, nil) // never answered
+	_, err := builtin(l).acquire(context.Background(), time.Minute, nil) // never answered
 	require.NoError(t, err)
 	var slept []time.Duration
 	l.sleep = func(_ context.Context, d time.Duration) error {
@@ -277,16 +258,17 @@ func TestReserveWaitKeepsALaterHold(t *testing.T) {
 		clk.advance(d)
 		// As the reserve's wait ends, a response says nothing remains for
 		// 30 minutes.
-		l.feedback(context.Background(), RateFeedback{Hold: 30 * time.Minute})
+		l.Feedback(context.Background(), RateFeedback{Hold: 30 * time.Minute})
 		return nil
 	}
 	var rec waitRecords
-	_, err = l.reserving(windowReserve{perSecond: 1}).acquire(context.Background(), time.Minute, &rec)
+	_, err = builtinLimiter{l, windowReserve{perSecond: 1}}.acquire(context.Background(), time.Minute, &rec)
 	require.ErrorIs(t, err, ErrRateLimited)
 	assert.Contains(t, err.Error(), "server rate limit")
-	wait := maxTransit + time.Second + secondGuard
+	wait := secondSpan
 	assert.Equal(t, []time.Duration{wait}, slept, "the reserve's wait, then the hold refused")
-	assert.Len(t, l.hour.ring, 1, "no slot taken")
+	b, _ := l.Budget(context.Background())
+	assert.Equal(t, 1, b.UsedHour, "no slot taken")
 	require.Len(t, rec.all(), 1)
 	assert.Equal(t, WaitPerSecond, rec.all()[0].level)
 	assert.Equal(t, wait, rec.all()[0].d)

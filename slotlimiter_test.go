@@ -131,10 +131,11 @@ func TestSlotLimiterIsToldEachAnswer(t *testing.T) {
 			want:    []string{"refused"},
 		},
 		{
+			// The call ends with the last answer the server gave.
 			name:    "refused before the retry",
 			answers: []string{"500", "ok"},
 			refuse:  map[int]bool{2: true},
-			wantErr: seoapi.ErrRateLimited,
+			wantErr: seoapi.ErrServer,
 			want:    []string{"acquired", "served", "answered", "refused"},
 		},
 	}
@@ -174,7 +175,7 @@ func TestSlotLimiterIsToldEachAnswer(t *testing.T) {
 					fb = &feedbackSlotLimiter{slotLimiter: slotLimiter{log: log, refuse: tt.refuse}}
 					slots, lim = &fb.slotLimiter, fb
 				}
-				c := newClient(t, rec.srv.URL, seoapi.WithLimiter(lim))
+				c := newLimitedClient(t, rec.srv.URL, lim)
 
 				_, _, err := c.Workspaces.List(context.Background(), nil)
 				if tt.wantErr != nil {
@@ -202,7 +203,7 @@ func TestSlotLimiterConcurrentCalls(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, respond(http.StatusOK, `[]`))
 	slots := &slotLimiter{log: &turnLog{}}
-	c := newClient(t, rec.srv.URL, seoapi.WithLimiter(slots))
+	c := newLimitedClient(t, rec.srv.URL, slots)
 	const calls = 64
 	var wg sync.WaitGroup
 	for range calls {

@@ -1,536 +1,271 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"sync"
 	"time"
 )
 
-// secondGuard lengthens the rolling second of a request counted from its
-// answer: it absorbs timer and clock granularity (docs/limiter.md).
-const secondGuard = 5 * time.Millisecond
-
-// maxTransit is how late after its release a request is assumed to reach
-// the server at the latest, when its answer has not come back yet; it
-// bounds what a slow endpoint costs when the limit binds to half the rate
-// (docs/limiter.md has the measurements behind 1 s).
-const maxTransit = time.Second
-
-// releaseGuard lengthens the rolling second of a request counted from its
-// release (Wait called directly), whose answer the limiter never hears of.
-const releaseGuard = 15 * time.Millisecond
-
-// hourGuard lengthens the rolling hour: a request arrives a little after
-// its release.
-const hourGuard = 2 * time.Second
+// How long a request holds its slots (docs/limiter.md has the
+// measurements behind each figure).
+const (
+	secondGuard  = 5 * time.Millisecond                   // after an answer or a failure: timer and clock granularity
+	releaseGuard = 15 * time.Millisecond                  // after the release of a request let go by Wait, never answered
+	maxTransit   = time.Second                            // the latest a request is assumed to reach the server after its release
+	hourGuard    = 2 * time.Second                        // a request arrives a little after its release
+	hourSpan     = time.Hour + hourGuard                  // a slot of the hour, from the release
+	secondSpan   = maxTransit + time.Second + secondGuard // a slot of the second, from the release, until the request ends
+)
 
 // windowLimiter is the built-in limiter: two exact rolling windows and the
-// server's hold. A request may go when both windows have a free slot; both
-// are checked and the slot taken in one step under one lock, so the levels
-// never disagree (why not a token bucket: docs/limiter.md).
+// server's hold. A request goes when both windows have a free slot; both
+// slots are taken in one step under one lock. Requests are let go in the
+// order they asked (why not a token bucket: docs/limiter.md).
 type windowLimiter struct {
 	maxWait time.Duration // NewLimiter's own bound; 0: the client's
 	now     func() time.Time
-	sleep   func(context.Context, time.Duration) error // sleep; tests stop it
+	sleep   func(context.Context, time.Duration) error // tests replace it
 	hold    serverHold
 
 	mu     sync.Mutex
-	origin time.Time // monotonic origin of the release times
-	second secondWindow
-	hour   window
-	last   time.Duration // the latest release reserved
-	seq    uint64        // reservations made, to give back only the newest
+	origin time.Time // times in the windows are durations since origin
+	second window    // until a second after the server last counted the request
+	hour   window    // until an hour after the release
+	lastID uint64
 }
 
 func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() time.Time) *windowLimiter {
-	start := now()
-	l := &windowLimiter{
+	return &windowLimiter{
 		maxWait: maxWait,
 		now:     now,
 		sleep:   sleep,
-		origin:  start,
-		second:  newSecondWindow(perSecond),
-		hour:    window{span: time.Hour + hourGuard, size: perHour},
-		last:    math.MinInt64,
+		origin:  now(),
+		second:  window{size: perSecond},
+		hour:    window{size: perHour},
 	}
-	l.hold.init(start)
-	return l
-}
-
-// reserving returns the attemptLimiter of a client that leaves r free for
-// the others (WithReserve): l itself when r is zero.
-func (l *windowLimiter) reserving(r windowReserve) attemptLimiter {
-	if r == (windowReserve{}) {
-		return l
-	}
-	return reservingLimiter{windowLimiter: l, reserve: r}
 }
 
 // Wait blocks until the server's hold and both windows allow one more
-// request, within the max wait (see NewLimiter).
+// request (see NewLimiter). Its answer is never heard of: the request
+// counts from its release, with a wider guard.
 func (l *windowLimiter) Wait(ctx context.Context) error {
-	t, err := l.acquire(ctx, clientMaxWait(ctx), nil)
-	// The limiter never hears of this request's response: count it from
-	// its release, with the wider guard.
-	l.mu.Lock()
-	l.second.complete(t, l.now().Sub(l.origin)+time.Second+releaseGuard)
-	l.mu.Unlock()
+	t, err := l.take(ctx, clientMaxWait(ctx), nil, windowReserve{})
+	l.recount(t, t.sent, releaseGuard, true)
 	return err
 }
 
-// Acquire waits as Wait does and returns answered, after which the
-// request counts in the rolling second for one second more (and the
-// guard), as a Client's own requests do (see SlotLimiter).
+// Acquire waits as Wait does; after answered, the request counts for a
+// second more (see SlotLimiter).
 func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
-	t, err := l.acquire(ctx, clientMaxWait(ctx), nil)
+	t, err := l.take(ctx, clientMaxWait(ctx), nil, windowReserve{})
 	if err != nil {
 		return nil, err
 	}
-	return func() { l.done(t) }, nil
+	return func() { l.done(t, true) }, nil
 }
 
 // Feedback holds every request sharing the limiter back for f.Hold, or
 // lifts the hold (see RateFeedback).
-func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) { l.hold.apply(f, l.now()) }
+func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) {
+	now := l.now()
+	l.hold.apply(f, now, now)
+}
 
-func (l *windowLimiter) feedback(ctx context.Context, f RateFeedback) { l.Feedback(ctx, f) }
+func (l *windowLimiter) feedback(_ context.Context, t slotTicket, f RateFeedback) {
+	l.hold.apply(f, t.sent, l.now())
+}
 
-// done tells the limiter the request t names got its response: the
-// server counted it by now, so it counts for one second more (and the
-// guard), if that is sooner than its release allowed for.
-func (l *windowLimiter) done(t slotTicket) {
-	if !t.valid {
+// Budget returns the limits, the slots held now (requests waiting for
+// their turn included) and the server's hold.
+func (l *windowLimiter) Budget(context.Context) (Budget, error) {
+	now := l.now()
+	l.mu.Lock()
+	at := now.Sub(l.origin)
+	b := Budget{PerHour: l.hour.size, PerSecond: l.second.size, UsedHour: l.hour.held(at), UsedSecond: l.second.held(at)}
+	l.mu.Unlock()
+	b.HoldUntil = l.hold.end(now)
+	return b, nil
+}
+
+// done moves t's slot of the second to free a second (and the guard)
+// after now: sooner, when the request was answered (the server counted
+// it by now); later, when it failed (it may arrive until release +
+// maxTransit, or arrived just before the failure). See docs/limiter.md.
+func (l *windowLimiter) done(t slotTicket, answered bool) {
+	l.recount(t, l.now(), secondGuard, answered)
+}
+
+// recount is done for a request counted at counted.
+func (l *windowLimiter) recount(t slotTicket, counted time.Time, guard time.Duration, answered bool) {
+	if t.id == 0 {
 		return
 	}
-	l.mu.Lock()
-	l.second.complete(t, l.now().Sub(l.origin)+time.Second+secondGuard)
-	l.mu.Unlock()
-}
-
-func (l *windowLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	return l.acquireKeeping(ctx, maxWait, rec, windowReserve{})
-}
-
-// acquireKeeping is acquire for a client that leaves keep free in the
-// windows for the other clients sharing the limiter (WithReserve).
-func (l *windowLimiter) acquireKeeping(ctx context.Context, maxWait time.Duration, rec *waitRecords, keep windowReserve) (slotTicket, error) {
-	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
-	if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
-		return slotTicket{}, err
-	}
-	return l.waitWindows(ctx, limit, rec, keep)
-}
-
-// waitWindows reserves the earliest release both windows allow, then
-// sleeps until it; the request counts in the second until a second after
-// done (see secondWindow). A wait cut short by ctx gives the slot back. A
-// request that its reserve holds back longer waits in waitKeeping.
-func (l *windowLimiter) waitWindows(ctx context.Context, limit maxWaitLimit, rec *waitRecords, keep windowReserve) (slotTicket, error) {
-	l.mu.Lock()
-	// The clock is read under the lock, so that releases come in order
-	// and a request that found the limit free does not wait behind one
-	// that read the clock a moment later.
-	start := l.now()
-	at := start.Sub(l.origin)
-	secFree, hourFree := l.second.earliest(), l.hour.free()
-	release := max(at, secFree, hourFree, l.last)
-	if keep != (windowReserve{}) {
-		if kept, _ := l.keeping(keep, at); kept > release {
-			l.mu.Unlock()
-			return l.waitKeeping(ctx, limit, rec, keep, start)
-		}
-	}
-	delay := release - at
-	level := laterLevel(secFree, hourFree)
-	if err := limit.check(ctx, delay, start, levelReason(level)); err != nil {
-		l.mu.Unlock()
-		return slotTicket{}, err
-	}
-	r := l.reserve(release)
-	l.mu.Unlock()
-	if delay <= 0 {
-		return r.second, nil
-	}
-	err := l.sleep(ctx, delay)
-	rec.add(level, start, l.now().Sub(start), err)
-	if err != nil {
-		l.giveBack(r)
-		return slotTicket{}, err
-	}
-	return r.second, nil
-}
-
-// windowReserve is how many slots of each window a client leaves free for
-// the other clients sharing its limiter (WithReserve).
-type windowReserve struct{ perHour, perSecond int }
-
-// keeping returns the earliest release at which, after this request takes
-// its slot, both windows still hold keep free, and the window that asks
-// for the later one. Callers hold l.mu.
-func (l *windowLimiter) keeping(keep windowReserve, at time.Duration) (time.Duration, WaitLevel) {
-	sec, hour := l.second.earliestKeeping(keep.perSecond), l.hour.freeKeeping(keep.perHour)
-	return max(at, sec, hour, l.last), laterLevel(sec, hour)
-}
-
-// laterLevel names the window that frees later, the one a wait is for.
-func laterLevel(second, hour time.Duration) WaitLevel {
-	if hour > second {
-		return WaitPerHour
-	}
-	return WaitPerSecond
-}
-
-// waitKeeping waits while the reserve holds a request back, without a
-// place in line: a request without a reserve that comes meanwhile goes
-// first, as if this one had not asked. Once the reserve allows the
-// earliest release, it takes it as waitWindows does. The whole wait from
-// start is checked against the max wait and recorded once; a hold the
-// server asked for meanwhile is kept after each round.
-func (l *windowLimiter) waitKeeping(ctx context.Context, limit maxWaitLimit, rec *waitRecords, keep windowReserve, start time.Time) (slotTicket, error) {
-	for {
-		l.mu.Lock()
-		now := l.now()
-		at := now.Sub(l.origin)
-		release := max(at, l.second.earliest(), l.hour.free(), l.last)
-		kept, level := l.keeping(keep, at)
-		waited := now.Sub(start)
-		if err := limit.check(ctx, waited+(kept-at), start, levelReason(level)+" keeping the reserve (WithReserve)"); err != nil {
-			l.mu.Unlock()
-			if waited > 0 {
-				rec.add(level, start, waited, ctx.Err())
-			}
-			return slotTicket{}, err
-		}
-		var r reservation
-		held := kept > release
-		if !held {
-			r = l.reserve(kept)
-		}
-		l.mu.Unlock()
-		err := l.sleep(ctx, kept-at)
-		if held && err == nil {
-			// A hold the server asked for meanwhile comes first.
-			if err := l.hold.wait(ctx, limit, rec, l.now); err != nil {
-				rec.add(level, start, kept-at+waited, nil)
-				return slotTicket{}, err
-			}
-			continue
-		}
-		if d := l.now().Sub(start); d > 0 || err != nil {
-			rec.add(level, start, d, err)
-		}
-		if err != nil {
-			if !held {
-				l.giveBack(r)
-			}
-			return slotTicket{}, err
-		}
-		return r.second, nil
-	}
-}
-
-// reservation is what giveBack needs to undo one reserve.
-type reservation struct {
-	seq    uint64
-	second slotTicket
-	prev   secondSlot // the second's slot before the reservation took it
-	hour   slot
-	last   time.Duration
-}
-
-// reserve records a release at at in both windows. Callers hold l.mu.
-func (l *windowLimiter) reserve(at time.Duration) reservation {
-	r := reservation{last: l.last, hour: l.hour.push(at)}
-	r.second, r.prev = l.second.take(at + maxTransit + time.Second + secondGuard)
-	l.last = at
-	l.seq++
-	r.seq = l.seq
-	return r
-}
-
-// giveBack undoes r: the slot of the second always, since nothing was
-// sent; the hour and the order of releases only when r is still the
-// newest reservation. An older one stays: later releases were computed
-// from it, and keeping a slot that is not used only ever sends less.
-func (l *windowLimiter) giveBack(r reservation) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.second.restore(r.second, r.prev)
-	if l.seq != r.seq {
-		return
+	taken := slot{frees: t.sent.Sub(l.origin) + secondSpan, id: t.id}
+	frees := counted.Sub(l.origin) + time.Second + guard
+	if answered {
+		frees = min(frees, taken.frees)
+	} else {
+		frees = max(frees, taken.frees)
 	}
-	l.hour.undo(r.hour)
-	l.last = r.last
-	l.seq--
-}
-
-// secondWindow is the rolling second as up to perSecond slots, each
-// holding when it frees: a second (and secondGuard) after its request's
-// answer, when the server last counted it, or after release + maxTransit
-// when the answer is slower. A request takes the slot that frees first and
-// goes no earlier; a min-heap by when they free keeps that O(log n).
-type secondWindow struct {
-	size  int
-	slots []secondSlot // grown to size as needed; a ticket's idx is stable
-	heap  []int        // slot indexes, the slot that frees first on top
-	gen   uint64
-	scan  scanHeap // nth's own heap, kept to reuse
-}
-
-// secondSlot is one slot of the second.
-type secondSlot struct {
-	frees time.Duration // since the limiter's origin
-	gen   uint64        // the ticket that holds it
-	pos   int           // its place in the heap
-}
-
-// slotTicket names the slot a request holds, and which holding; for a
-// SlotLimiter from outside the core, what to call when it was answered.
-type slotTicket struct {
-	idx      int
-	gen      uint64
-	valid    bool
-	answered func()
-}
-
-// answer calls the SlotLimiter's answered, if the ticket holds one.
-func (t slotTicket) answer() {
-	if t.answered != nil {
-		t.answered()
+	if l.second.remove(taken) || !answered {
+		l.second.add(slot{frees: frees, id: t.id})
 	}
 }
 
-func newSecondWindow(perSecond int) secondWindow {
-	return secondWindow{size: perSecond}
-}
-
-// earliest returns when the slot that frees first frees: at once while
-// fewer than size slots exist.
-func (w *secondWindow) earliest() time.Duration {
-	if len(w.slots) < w.size {
-		return math.MinInt64
+// take waits for the server's hold, then for the windows, leaving keep
+// free (WithReserve). Held back by keep, it sleeps without a place in
+// line and looks again. A wait that ends early gives its slots back.
+func (l *windowLimiter) take(ctx context.Context, maxWait time.Duration, rec *waitRecords, keep windowReserve) (slotTicket, error) {
+	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
+	if err := l.hold.wait(ctx, limit, rec, l.now, l.sleep); err != nil {
+		return slotTicket{}, err
 	}
-	return w.slots[w.heap[0]].frees
-}
-
-// earliestKeeping returns when a slot can be taken leaving keep free
-// after it: once keep+1 slots are free, counting those not made yet.
-// earliestKeeping(0) is earliest.
-func (w *secondWindow) earliestKeeping(keep int) time.Duration {
-	m := keep + 1 - (w.size - len(w.slots)) // made slots that must free
-	switch {
-	case m <= 0:
-		return math.MinInt64
-	case m > len(w.slots): // keep >= size, which WithReserve refuses
-		return math.MaxInt64
-	}
-	return w.nth(m)
-}
-
-// nth returns when the m-th slot to free frees (m >= 1): it walks the heap
-// from its top with a heap of its own, in O(m log m).
-func (w *secondWindow) nth(m int) time.Duration {
-	h := append(w.scan[:0], scanned{w.slots[w.heap[0]].frees, 0})
-	defer func() { w.scan = h[:0] }()
+	start := l.now()
+	slept := false
 	for {
-		top := h[0]
-		if m--; m == 0 {
-			return top.frees
+		t, d, level, err := l.reserve(ctx, limit, keep, start)
+		if err == nil && d > 0 {
+			err, slept = l.sleep(ctx, d), true
 		}
-		h[0] = h[len(h)-1]
-		h = h[:len(h)-1]
-		h.down(0)
-		for _, child := range [2]int{2*top.pos + 1, 2*top.pos + 2} {
-			if child < len(w.heap) {
-				h = append(h, scanned{w.slots[w.heap[child]].frees, child})
-				h.up(len(h) - 1)
+		if err == nil && t.id == 0 { // held back by the reserve
+			err = l.hold.wait(ctx, limit, rec, l.now, l.sleep)
+			if err == nil {
+				continue
 			}
 		}
-	}
-}
-
-// scanned is a slot nth has seen: when it frees and its place in the heap.
-type scanned struct {
-	frees time.Duration
-	pos   int
-}
-
-// scanHeap is nth's own min-heap by frees.
-type scanHeap []scanned
-
-func (h scanHeap) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if h[parent].frees <= h[i].frees {
-			return
+		if slept {
+			rec.add(level, start, l.now().Sub(start), causeIf(err != nil && ctx.Err() != nil, ctx))
 		}
-		h[i], h[parent] = h[parent], h[i]
-		i = parent
-	}
-}
-
-func (h scanHeap) down(i int) {
-	for {
-		least, left, right := i, 2*i+1, 2*i+2
-		if left < len(h) && h[left].frees < h[least].frees {
-			least = left
+		if err != nil {
+			l.giveBack(t)
+			return slotTicket{}, err
 		}
-		if right < len(h) && h[right].frees < h[least].frees {
-			least = right
-		}
-		if least == i {
-			return
-		}
-		h[i], h[least] = h[least], h[i]
-		i = least
+		return t, nil
 	}
 }
 
-// take holds the slot that frees first until frees, and returns its
-// ticket and what the slot held before.
-func (w *secondWindow) take(frees time.Duration) (slotTicket, secondSlot) {
-	var idx int
-	if len(w.slots) < w.size {
-		idx = len(w.slots)
-		w.slots = append(w.slots, secondSlot{frees: math.MinInt64, pos: len(w.heap)})
-		w.heap = append(w.heap, idx)
-	} else {
-		idx = w.heap[0]
+// reserve takes both slots at the earliest release and returns the wait
+// for it; when keep allows only a later one, it takes nothing.
+func (l *windowLimiter) reserve(ctx context.Context, limit maxWaitLimit, keep windowReserve, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now() // read under the lock: releases come in order
+	at := now.Sub(l.origin)
+	release, level := l.earliest(at, windowReserve{})
+	kept, keptLevel := release, level
+	if keep != (windowReserve{}) {
+		kept, keptLevel = l.earliest(at, keep)
 	}
-	prev := w.slots[idx]
-	w.gen++
-	w.set(idx, frees, w.gen)
-	return slotTicket{idx: idx, gen: w.gen, valid: true}, prev
-}
-
-// complete moves t's slot to free at frees, if that is sooner.
-func (w *secondWindow) complete(t slotTicket, frees time.Duration) {
-	if t.valid && w.slots[t.idx].gen == t.gen && frees < w.slots[t.idx].frees {
-		w.set(t.idx, frees, t.gen)
+	reason := levelReason(keptLevel)
+	if kept > release {
+		reason += " keeping the reserve (WithReserve)"
 	}
-}
-
-// restore gives t's slot back as it was, when t still holds it.
-func (w *secondWindow) restore(t slotTicket, prev secondSlot) {
-	if t.valid && w.slots[t.idx].gen == t.gen {
-		w.set(t.idx, prev.frees, prev.gen)
+	wait := kept - at
+	if wait > 0 {
+		wait += now.Sub(start) // the whole wait, from the first look
 	}
-}
-
-// set changes a slot and restores the heap order around it.
-func (w *secondWindow) set(idx int, frees time.Duration, gen uint64) {
-	s := &w.slots[idx]
-	s.frees, s.gen = frees, gen
-	w.up(s.pos)
-	w.down(s.pos)
-}
-
-func (w *secondWindow) less(i, j int) bool {
-	return w.slots[w.heap[i]].frees < w.slots[w.heap[j]].frees
-}
-
-func (w *secondWindow) swap(i, j int) {
-	w.heap[i], w.heap[j] = w.heap[j], w.heap[i]
-	w.slots[w.heap[i]].pos = i
-	w.slots[w.heap[j]].pos = j
-}
-
-func (w *secondWindow) up(i int) {
-	for i > 0 {
-		parent := (i - 1) / 2
-		if !w.less(i, parent) {
-			return
-		}
-		w.swap(i, parent)
-		i = parent
+	if err := limit.check(ctx, wait, start, reason); err != nil {
+		return slotTicket{}, 0, keptLevel, err
 	}
-}
-
-func (w *secondWindow) down(i int) {
-	for {
-		least, left, right := i, 2*i+1, 2*i+2
-		if left < len(w.heap) && w.less(left, least) {
-			least = left
-		}
-		if right < len(w.heap) && w.less(right, least) {
-			least = right
-		}
-		if least == i {
-			return
-		}
-		w.swap(i, least)
-		i = least
+	if kept > release {
+		return slotTicket{}, kept - at, keptLevel, nil
 	}
+	l.lastID++
+	l.hour.add(slot{frees: release + hourSpan, id: l.lastID})
+	l.second.add(slot{frees: release + secondSpan, id: l.lastID})
+	return slotTicket{sent: l.origin.Add(release), id: l.lastID}, release - at, level, nil
 }
 
-// held returns how many slots are not yet free at now.
-func (w *secondWindow) held(now time.Duration) int {
-	n := 0
-	for _, s := range w.slots {
-		if s.frees > now {
-			n++
-		}
+// earliest returns the earliest release from at, after the last one, that
+// leaves keep free, and the window that asks for it. Callers hold l.mu.
+func (l *windowLimiter) earliest(at time.Duration, keep windowReserve) (time.Duration, WaitLevel) {
+	second, hour := l.second.free(at, keep.perSecond), l.hour.free(at, keep.perHour)
+	last := time.Duration(math.MinInt64)
+	if n := len(l.hour.slots); n > 0 {
+		last = l.hour.slots[n-1].frees - hourSpan
 	}
-	return n
-}
-
-// window is one rolling window: the release times (since the limiter's
-// origin) of the last size requests, a ring once full, oldest at next.
-type window struct {
-	span time.Duration // the window and its guard
-	size int
-	ring []time.Duration
-	next int
-}
-
-// free returns the earliest release the window allows: once the oldest
-// of the last size releases has left it.
-func (w *window) free() time.Duration {
-	if len(w.ring) < w.size {
-		return math.MinInt64
+	level := WaitPerSecond
+	if hour > second {
+		level = WaitPerHour
 	}
-	return w.ring[w.next] + w.span
+	return max(at, second, hour, last), level
 }
 
-// slot is where push put a release, and what it replaced.
-type slot struct {
-	idx      int
-	prev     time.Duration
-	appended bool
-}
-
-// freeKeeping returns the earliest release the window allows leaving keep
-// of its size free after it: once the (size-keep)-th newest release has
-// left it. freeKeeping(0) is free.
-func (w *window) freeKeeping(keep int) time.Duration {
-	k, n := w.size-keep, len(w.ring)
-	switch {
-	case k <= 0: // keep >= size, which WithReserve refuses
-		return math.MaxInt64
-	case n < k:
-		return math.MinInt64
-	}
-	// Releases come in order: the ring holds them oldest first from next.
-	return w.ring[(w.next+n-k)%n] + w.span
-}
-
-func (w *window) push(at time.Duration) slot {
-	if len(w.ring) < w.size {
-		w.ring = append(w.ring, at)
-		return slot{idx: len(w.ring) - 1, appended: true}
-	}
-	s := slot{idx: w.next, prev: w.ring[w.next]}
-	w.ring[w.next] = at
-	w.next = (w.next + 1) % w.size
-	return s
-}
-
-func (w *window) undo(s slot) {
-	if s.appended {
-		w.ring = w.ring[:s.idx]
+// giveBack frees both slots of a request that was never sent.
+func (l *windowLimiter) giveBack(t slotTicket) {
+	if t.id == 0 {
 		return
 	}
-	w.ring[s.idx] = s.prev
-	w.next = s.idx
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	release := t.sent.Sub(l.origin)
+	l.hour.remove(slot{frees: release + hourSpan, id: t.id})
+	l.second.remove(slot{frees: release + secondSpan, id: t.id})
+}
+
+// windowReserve is what a client leaves free in each window (WithReserve).
+type windowReserve struct{ perHour, perSecond int }
+
+// window is one rolling window: the slots held, in the order they free.
+type window struct {
+	size  int
+	slots []slot
+}
+
+// slot is one request's place in a window.
+type slot struct {
+	frees time.Duration // since the limiter's origin
+	id    uint64        // the request's
+}
+
+func compareSlots(a, b slot) int {
+	return cmp.Or(cmp.Compare(a.frees, b.frees), cmp.Compare(a.id, b.id))
+}
+
+// free returns when a slot can be taken leaving keep free: the slots
+// counted from the end are the same whether freed ones were dropped or not.
+func (w *window) free(at time.Duration, keep int) time.Duration {
+	n := w.size - keep // slots that may be held once this one is taken
+	if w.held(at) < n {
+		return math.MinInt64
+	}
+	return w.slots[len(w.slots)-n].frees
+}
+
+// held returns how many slots are held at at. It drops the freed ones
+// once they are half the slice, so that each costs O(1) to drop and the
+// slice is reused.
+func (w *window) held(at time.Duration) int {
+	freed, _ := slices.BinarySearchFunc(w.slots, at, func(s slot, at time.Duration) int {
+		return cmp.Or(cmp.Compare(s.frees, at), -1) // first slot that frees after at
+	})
+	if 2*freed >= len(w.slots) {
+		w.slots = w.slots[:copy(w.slots, w.slots[freed:])]
+		freed = 0
+	}
+	return len(w.slots) - freed
+}
+
+// add holds s; a new release goes last, with no search.
+func (w *window) add(s slot) {
+	if n := len(w.slots); n == 0 || compareSlots(w.slots[n-1], s) < 0 {
+		w.slots = append(w.slots, s)
+		return
+	}
+	i, _ := slices.BinarySearchFunc(w.slots, s, compareSlots)
+	w.slots = slices.Insert(w.slots, i, s)
+}
+
+// remove reports whether s was still held.
+func (w *window) remove(s slot) bool {
+	i, found := slices.BinarySearchFunc(w.slots, s, compareSlots)
+	if found {
+		w.slots = slices.Delete(w.slots, i, i+1)
+	}
+	return found
 }

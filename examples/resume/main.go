@@ -23,6 +23,11 @@
 // dies in the middle of a page handles that page again when it resumes:
 // make the handling of an item idempotent (an upsert keyed by the item's
 // ID), and the job handles every item exactly once in effect.
+//
+// It saves the last page's token too: that token names the end of the
+// list, so a run that resumes from it fetches nothing. When the loop over
+// the pages ends without an error, the list was read to its end: the job
+// is done and removes the file, and the next run starts at the first page.
 package main
 
 import (
@@ -174,7 +179,8 @@ type job struct {
 
 // do is one run of the job, as one process would run it: a client of its
 // own, the saved token read from the file, each page handled and then its
-// Next token saved. On the last page it removes the file: the job is done.
+// Next token saved. When the pages end without an error, the job is done
+// and the file is removed.
 func (j job) do(ctx context.Context, out io.Writer, handle func(*seoapi.Competitor)) error {
 	client, err := seoapi.NewClient(j.baseURL, j.key, seoapi.WithUserAgent("seoapi-resume-example"))
 	if err != nil {
@@ -206,13 +212,8 @@ func (j job) do(ctx context.Context, out io.Writer, handle func(*seoapi.Competit
 			names = append(names, c.Name)
 		}
 		fmt.Fprintf(out, "  page %d: %s\n", n, strings.Join(names, " "))
-		if page.Next == "" {
-			if err := os.Remove(j.state); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return err
-			}
-			fmt.Fprintf(out, "Run %d: that was the last page; the job is done and its saved token removed.\n", j.run)
-			return nil
-		}
+		// Every page's token is saved, the last one's too: it names the
+		// end of the list, so a run that resumes from it does nothing.
 		if err := save(j.state, page.Next); err != nil {
 			return err
 		}
@@ -221,6 +222,20 @@ func (j job) do(ctx context.Context, out io.Writer, handle func(*seoapi.Competit
 			return errStopped
 		}
 	}
+	return j.done(out, n)
+}
+
+// done removes the saved token of a job whose list was read to its end,
+// pages being the pages this run read.
+func (j job) done(out io.Writer, pages int) error {
+	if err := os.Remove(j.state); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if pages == 0 {
+		fmt.Fprintf(out, "Run %d: the saved token names the end of the list: no page was left to fetch, and nothing was sent. The job is done and its saved token removed.\n", j.run)
+		return nil
+	}
+	fmt.Fprintf(out, "Run %d: that was the last page; the job is done and its saved token removed.\n", j.run)
 	return nil
 }
 

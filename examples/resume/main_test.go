@@ -23,12 +23,26 @@ var pageLine = regexp.MustCompile(`(?m)^  page \d+: (.*)$`)
 
 // TestResumeAfterACrash runs the example in each paging style, stopping
 // the first run after several pages: the second run resumes from the
-// saved token, and every competitor is handled once, in order.
+// saved token, and every competitor is handled once, in order. Stopped
+// after the last page, the first run leaves that page's token, which names
+// the end of the list: the second run fetches nothing and ends the job.
 func TestResumeAfterACrash(t *testing.T) {
 	t.Parallel()
 	const items, perPage = 10, 4 // pages of 4, 4 and 2
+	const (
+		lastPage = "Run 2: that was the last page; the job is done and its saved token removed."
+		atEnd    = "Run 2: the saved token names the end of the list: no page was left to fetch, and nothing was sent. The job is done and its saved token removed."
+	)
 	for _, paging := range []string{"link", "page", "cursor"} {
-		for _, crashAfter := range []int{1, 2} {
+		for _, tt := range []struct {
+			crashAfter int
+			run2       string // how the second run ends
+		}{
+			{1, lastPage},
+			{2, lastPage},
+			{3, atEnd},
+		} {
+			crashAfter := tt.crashAfter
 			t.Run(fmt.Sprintf("%s/stopped after page %d", paging, crashAfter), func(t *testing.T) {
 				t.Parallel()
 				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -41,7 +55,7 @@ func TestResumeAfterACrash(t *testing.T) {
 				assert.Contains(t, out, "Run 1: no saved token, starting at the first page.")
 				assert.Contains(t, out, fmt.Sprintf("Run 1: stopped after page %d, as if the process had died.", crashAfter))
 				assert.Contains(t, out, "Run 2: resuming from the saved token")
-				assert.Contains(t, out, "Run 2: that was the last page; the job is done and its saved token removed.")
+				assert.Contains(t, out, tt.run2)
 				assert.Contains(t, out, "Every competitor handled once, in order: 10 of 10. 3 requests for 3 pages: none fetched twice.")
 				var names []string
 				for _, m := range pageLine.FindAllStringSubmatch(out, -1) {
@@ -57,12 +71,13 @@ func TestResumeAfterACrash(t *testing.T) {
 	}
 }
 
-// TestNoCrashNoResume: a first run that reaches the last page leaves
+// TestNoCrashNoResume: a first run that reads the list to its end leaves
 // nothing to resume.
 func TestNoCrashNoResume(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	require.NoError(t, run(context.Background(), &buf, options{items: 3, perPage: 4, crashAfter: 1, paging: "cursor"}))
+	require.NoError(t, run(context.Background(), &buf, options{items: 3, perPage: 4, crashAfter: 2, paging: "cursor"}))
+	assert.Contains(t, buf.String(), "Run 1: that was the last page; the job is done and its saved token removed.")
 	assert.Contains(t, buf.String(), "nothing to resume")
 	assert.Contains(t, buf.String(), "Every competitor handled once, in order: 3 of 3. 1 requests for 1 pages")
 	assert.NotContains(t, buf.String(), "Run 2")
