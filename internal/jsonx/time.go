@@ -157,5 +157,3 @@ func parseExponent(b []byte) (int, bool) {
 	}
 	return exp, true
 }
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }
