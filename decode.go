@@ -273,12 +273,16 @@ func (d *decoder) time(dst *time.Time, name string) {
 	}
 }
 
-// optionalTime reads a time that may be absent or null.
+// optionalTime reads a time that may be absent or null. A duplicate
+// member reuses the time the first allocated.
 func (d *decoder) optionalTime(dst **time.Time, name string) {
-	if string(d.key) == name {
-		if t, ok := d.val.Time(); ok {
-			*dst = &t
-		}
+	if string(d.key) != name {
+		return
+	}
+	if t, ok := d.val.Time(); ok && *dst != nil {
+		**dst = t
+	} else if ok {
+		*dst = &t
 	}
 }
 

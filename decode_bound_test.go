@@ -117,8 +117,8 @@ var decodeMemShapes = []decodeMemShape{
 
 // plan128 is a content plan of 127 bytes, 128 with the comma after it:
 // the size at which the default item limit and the byte cap meet, with
-// every string field set.
-const plan128 = `{"id":"cp_000000000001","workspaceId":"ws_000000000001","projectId":"p_0000000001","status":"draft","name":"Plan name 0000001"}`
+// long strings (the decoded strings take as much as their JSON).
+const plan128 = `{"id":"IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII","name":"NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN"}`
 
 // listOf returns a body of open, then as many items as fit, then close.
 func listOf(open, item, end string) func(int64) []byte {
