@@ -151,7 +151,9 @@ func isSecretMember(name string) bool { return slices.Contains(secretMembers, na
 // redacted copy carries.
 func (d *decoder) secret(dst *Secret) {
 	var s string
-	d.str(&s, secretMembers...)
+	for _, name := range secretMembers {
+		d.str(&s, name)
+	}
 	if s != "" && s != redacted {
 		*dst = Secret(s)
 	}

@@ -190,6 +190,8 @@ type decoder struct {
 	budget int
 	// failed is errStringsTooLong once the budget is spent.
 	failed error
+	// strings is the buffer short strings are written into.
+	strings strings.Builder
 	// key and val are the member fields reads.
 	key []byte
 	val jsonx.Value
@@ -239,28 +241,25 @@ func (d *decoder) abandon(err error, at bool) error {
 // field's name and a JSON type the field can take, and does nothing
 // otherwise, so that a guess about the schema never fails a call.
 
-// str reads a string field under any of names.
-func (d *decoder) str(dst *string, names ...string) {
-	for _, name := range names {
-		if string(d.key) == name {
-			if s, ok := d.string(); ok {
-				*dst = s
-			}
-			return
-		}
+// str reads a string field.
+func (d *decoder) str(dst *string, name string) {
+	if string(d.key) == name {
+		d.setString(dst)
 	}
 }
 
 // id reads an ID: a string, or a number's exact text.
 func (d *decoder) id(dst *string, name string) {
-	switch {
-	case string(d.key) != name:
-	case d.val.Kind() == '"':
-		d.str(dst, name)
-	default:
-		if s, ok := d.val.Text(); ok {
-			*dst = s
-		}
+	if string(d.key) == name {
+		d.setID(dst)
+	}
+}
+
+func (d *decoder) setID(dst *string) {
+	if d.val.Kind() == '"' {
+		d.setString(dst)
+	} else if s, ok := d.val.Text(); ok {
+		*dst = s
 	}
 }
 
@@ -286,20 +285,37 @@ func (d *decoder) optionalTime(dst **time.Time, name string) {
 	}
 }
 
-// string decodes the member's value when it is a JSON string, spending
-// the budget.
-func (d *decoder) string() (string, bool) {
-	s, n, ok := d.val.StringWithin(d.budget)
+// setString sets *dst to the member's value when it is a JSON string
+// and the budget allows it. Short strings are written into shared
+// buffers of stringChunk bytes and sliced from them: a buffer's bytes are
+// never written again, and a strings.Builder hands them out as strings
+// without a copy, so the strings of a page cost a few allocations instead
+// of one each.
+func (d *decoder) setString(dst *string) {
+	n, ok := d.val.StringLen()
 	switch {
 	case !ok:
-		return "", false
+		return
 	case n > d.budget:
 		d.failed = errStringsTooLong
-		return "", false
+		return
+	case n > stringChunk/16:
+		*dst, _ = d.val.String()
+		d.budget -= n
+		return
+	}
+	if d.strings.Cap()-d.strings.Len() < n {
+		d.strings = strings.Builder{} // the strings made so far keep the old buffer
+		d.strings.Grow(min(stringChunk, d.budget))
 	}
 	d.budget -= n
-	return s, true
+	start := d.strings.Len()
+	d.val.WriteString(&d.strings)
+	*dst = d.strings.String()[start:]
 }
+
+// stringChunk is the size of the buffers short strings share.
+const stringChunk = 4 << 10
 
 // decodeObject decodes the object at the reader into res and records its
 // span as res's raw JSON. A member that handle takes is left to it.
@@ -455,6 +471,29 @@ type envelope struct {
 	// scopes are the paging members at the top level, then under each
 	// of pagingScopes.
 	scopes [1 + len(pagingScopes)]paging
+	seen   [len(pagingScopes)]bool
+}
+
+// member reads one member of the envelope.
+func (e *envelope) member(d *decoder, key []byte, plural string, readArray func() error) {
+	scope := slices.Index(pagingScopes[:], string(key))
+	switch next := d.r.Peek(); {
+	case isListKey(key, plural) && (next == '[' || next == 'n'):
+		if e.lists++; e.lists == 1 && next == '[' {
+			e.err = readArray()
+		} else {
+			d.r.Value()
+		}
+	case next == '[':
+		e.arrays++
+		e.only = d.r.Pos()
+		d.r.Value()
+	case scope >= 0 && next == '{' && !e.seen[scope]:
+		e.seen[scope] = true
+		d.readScope(&e.scopes[scope+1])
+	default:
+		e.scopes[0].set(key, d.r.Value())
+	}
 }
 
 // pagingScopes are the objects of an envelope that may hold its paging
@@ -469,28 +508,8 @@ var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 // recorded in resp when no Link header said where the next page is.
 func (d *decoder) readEnvelope(plural string, resp *Response, readArray func() error) error {
 	var e envelope
-	seen := [len(pagingScopes)]bool{}
 	for more := d.r.ObjectStart(); more && !d.done(); more = d.r.ObjectNext() {
-		key := d.r.Key()
-		scope := slices.Index(pagingScopes[:], string(key))
-		next := d.r.Peek()
-		switch {
-		case isListKey(key, plural) && (next == '[' || next == 'n'):
-			if e.lists++; e.lists == 1 && next == '[' {
-				e.err = readArray()
-			} else {
-				d.r.Value()
-			}
-		case next == '[':
-			e.arrays++
-			e.only = d.r.Pos()
-			d.r.Value()
-		case scope >= 0 && next == '{' && !seen[scope]:
-			seen[scope] = true
-			d.readScope(&e.scopes[scope+1])
-		default:
-			e.scopes[0].set(key, d.r.Value())
-		}
+		e.member(d, d.r.Key(), plural, readArray)
 	}
 	if err := d.finish(nil); err != nil {
 		return err

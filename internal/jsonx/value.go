@@ -1,7 +1,6 @@
 package jsonx
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -83,39 +82,52 @@ func First(v Value) (Value, bool) {
 }
 
 // String returns v as a Go string when it is a JSON string, decoded as
-// encoding/json decodes it: invalid UTF-8 and lone surrogates become
-// U+FFFD.
+// encoding/json decodes it (invalid UTF-8 and lone surrogates become
+// U+FFFD), in one allocation of its length.
 func (v Value) String() (string, bool) {
-	s, _, ok := v.StringWithin(math.MaxInt)
-	return s, ok
-}
-
-// StringWithin is String for a string whose decoding is at most limit
-// bytes long: it returns the decoded length n, and the string only when n
-// is within limit, allocating nothing otherwise. Escapes make a string
-// shorter than its JSON text; only invalid UTF-8 makes it longer, up to
-// three times.
-func (v Value) StringWithin(limit int) (s string, n int, ok bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return "", 0, false
-	}
-	inner := v[1 : len(v)-1]
-	if plain(inner) {
-		if len(inner) > limit {
-			return "", len(inner), true
-		}
-		return string(inner), len(inner), true
-	}
-	if !unquote(inner, func(b []byte) { n += len(b) }, func(r rune) { n += utf8.RuneLen(r) }) {
-		return "", 0, false
-	}
-	if n > limit {
-		return "", n, true
+	n, ok := v.StringLen()
+	if !ok {
+		return "", false
 	}
 	var b strings.Builder
 	b.Grow(n)
-	unquote(inner, func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
-	return b.String(), n, true
+	v.WriteString(&b)
+	return b.String(), true
+}
+
+// StringLen returns the length of what String returns, without
+// allocating, and whether v is a JSON string. Escapes make a string
+// shorter than its JSON text; only invalid UTF-8 makes it longer, each
+// invalid byte becoming the three bytes of U+FFFD.
+func (v Value) StringLen() (int, bool) {
+	inner, ok := v.content()
+	if !ok || plain(inner) {
+		return len(inner), ok
+	}
+	n := 0
+	if !unquote(inner, func(b []byte) { n += len(b) }, func(r rune) { n += utf8.RuneLen(r) }) {
+		return 0, false
+	}
+	return n, true
+}
+
+// WriteString writes what String returns to b, reporting false when v is
+// not a valid JSON string.
+func (v Value) WriteString(b *strings.Builder) bool {
+	inner, ok := v.content()
+	if ok && plain(inner) {
+		b.Write(inner)
+		return true
+	}
+	return ok && unquote(inner, func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
+}
+
+// content returns the text between a JSON string's quotes.
+func (v Value) content() ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	return v[1 : len(v)-1], true
 }
 
 // plain reports whether the content of a JSON string is its own decoding:
@@ -200,37 +212,22 @@ func unescape(s []byte, i int) (int, rune) {
 	if i+1 >= len(s) {
 		return 0, 0
 	}
-	switch e := s[i+1]; e {
-	case '"', '\\', '/':
-		return 2, rune(e)
-	case 'b':
-		return 2, '\b'
-	case 'f':
-		return 2, '\f'
-	case 'n':
-		return 2, '\n'
-	case 'r':
-		return 2, '\r'
-	case 't':
-		return 2, '\t'
-	case 'u':
-		r := hex4(s, i+2)
-		if r < 0 {
-			return 0, 0
-		}
-		if !utf16.IsSurrogate(r) {
-			return 6, r
-		}
-		if i+7 < len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
-			if r2 := hex4(s, i+8); r2 >= 0 {
-				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
-					return 12, dec
-				}
-			}
-		}
-		return 6, unicode.ReplacementChar
+	if j := strings.IndexByte(`"\/bfnrt`, s[i+1]); j >= 0 {
+		return 2, rune("\"\\/\b\f\n\r\t"[j])
 	}
-	return 0, 0
+	r := hex4(s, i+2)
+	switch {
+	case s[i+1] != 'u' || r < 0:
+		return 0, 0
+	case !utf16.IsSurrogate(r):
+		return 6, r
+	}
+	if i+7 < len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+		if dec := utf16.DecodeRune(r, hex4(s, i+8)); dec != unicode.ReplacementChar {
+			return 12, dec
+		}
+	}
+	return 6, unicode.ReplacementChar
 }
 
 // hex4 returns the value of the four hex digits at s[i:], or -1.
