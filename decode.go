@@ -133,19 +133,10 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 		return nil
 	}
 	maxItems = max(maxItems, 1)
+	if list, err := decodeResourceList(ctx, body, v, resp, maxItems); list {
+		return err
+	}
 	switch dst := v.(type) {
-	case *[]*Project:
-		return decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*Workspace:
-		return decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*Member:
-		return decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*ContentPlan:
-		return decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*Competitor:
-		return decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*APIKey:
-		return decodeList(ctx, body, dst, resp, maxItems)
 	case resource:
 		if reflect.ValueOf(dst).IsNil() {
 			return errNilResource
@@ -172,6 +163,26 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 		return stopped(err)
 	}
 	return json.Unmarshal(body, v)
+}
+
+// decodeResourceList decodes a list of one of the SDK's resources,
+// reporting whether v is one.
+func decodeResourceList(ctx context.Context, body []byte, v any, resp *Response, maxItems int) (bool, error) {
+	switch dst := v.(type) {
+	case *[]*Project:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*Workspace:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*Member:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*ContentPlan:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*Competitor:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*APIKey:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	}
+	return false, nil
 }
 
 // stopped wraps the error of a context that ended during decoding.
