@@ -7,9 +7,9 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // Secret holds a secret such as a newly created API key. Printing it with
@@ -93,12 +93,11 @@ func (k *APIKey) view() apiKeyView {
 // secret as "[REDACTED]" and without the raw JSON, for every verb; %#v
 // prints Go syntax naming seoapi.APIKey.
 func (k APIKey) Format(f fmt.State, verb rune) {
+	s := fmt.Sprintf(fmt.FormatString(f, verb), k.view())
 	if verb == 'v' && f.Flag('#') {
-		fmt.Fprintf(f, "seoapi.APIKey{ID:%q, Name:%q, Key:%#v, CreatedAt:%#v, LastUsedAt:%#v, ExpiresAt:%#v}",
-			k.ID, k.Name, k.Key, k.CreatedAt, k.LastUsedAt, k.ExpiresAt)
-		return
+		s = strings.Replace(s, "seoapi.apiKeyView{", "seoapi.APIKey{", 1)
 	}
-	fmt.Fprintf(f, fmt.FormatString(f, verb), k.view())
+	fmt.Fprint(f, s)
 }
 
 // LogValue logs the key as a group of its typed fields, the secret as
@@ -128,59 +127,50 @@ func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 // does. The secret is read from key, apiKey/api_key, token or secret.
 func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(data, k) }
 
-func (k *APIKey) setField(d *decoder, key []byte, v jsonx.Value) {
-	switch string(key) {
-	case "id":
-		d.setID(&k.ID, v)
-	case "name":
-		d.setString(&k.Name, v)
-	case "key", "apikey", "token", "secret": // isSecretMember's names
-		if s, ok := v.String(); ok && s != "" && s != redacted {
-			k.Key = Secret(s)
-		}
-	case "createdat":
-		setTime(&k.CreatedAt, v)
-	case "lastusedat":
-		setOptionalTime(&k.LastUsedAt, v)
-	case "expiresat":
-		setOptionalTime(&k.ExpiresAt, v)
-	}
-}
-
-// isSecretMember reports whether name is the normalised name of a member
-// an API key answer carries its secret in (key, apiKey/api_key, token,
-// secret). The decoder reads the secret from these members and the
-// redactor cleans an error body of their values.
-func isSecretMember(name string) bool {
-	switch name {
-	case "key", "apikey", "token", "secret":
-		return true
-	}
-	return false
+func (k *APIKey) fields(d *decoder) {
+	d.id(&k.ID, "id")
+	d.str(&k.Name, "name")
+	d.secret(&k.Key)
+	d.time(&k.CreatedAt, "createdat")
+	d.optionalTime(&k.LastUsedAt, "lastusedat")
+	d.optionalTime(&k.ExpiresAt, "expiresat")
 }
 
 func (k *APIKey) rawJSON() *rawJSON { return &k.raw }
 
-func (k *APIKey) reset() { *k = APIKey{} }
+// secretMembers are the normalised names of the members an API key
+// answer may carry its secret in (key, apiKey/api_key, token, secret).
+var secretMembers = []string{"key", "apikey", "token", "secret"}
+
+// isSecretMember reports whether name is one of secretMembers: the
+// decoder reads the secret from these members and the redactor cleans an
+// error body of their values.
+func isSecretMember(name string) bool { return slices.Contains(secretMembers, name) }
+
+// secret reads a created key's secret, but not the placeholder a
+// redacted copy carries.
+func (d *decoder) secret(dst *Secret) {
+	var s string
+	for _, name := range secretMembers {
+		d.str(&s, name)
+	}
+	if s != "" && s != redacted {
+		*dst = Secret(s)
+	}
+}
 
 // APIKeyCreateRequest is the body of APIKeysService.Create.
 type APIKeyCreateRequest struct {
-	Name string
+	Name string `json:"name,omitempty"`
 	// Extra holds body fields the SDK does not know (an expiry, scopes). A
 	// typed field that is set wins over an Extra member of the same name.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // MarshalJSON encodes the request as {"name": ...} merged with Extra.
 func (r APIKeyCreateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(nil, r.Extra, stringField("name", r.Name))
-}
-
-func (r *APIKeyCreateRequest) appendJSON(dst []byte) ([]byte, error) {
-	if r == nil {
-		return append(dst, "null"...), nil
-	}
-	return marshalRequest(dst, r.Extra, stringField("name", r.Name))
+	type fields APIKeyCreateRequest
+	return marshalRequest(fields(r), r.Extra)
 }
 
 // APIKeysService handles the API keys of a workspace.

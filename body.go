@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"bytes"
 	"errors"
 	"io"
 )
@@ -11,7 +12,9 @@ var errBodyTooLarge = errors.New("response body over the size cap")
 // readCapped reads r to its end, failing with errBodyTooLarge once more
 // than limit bytes arrive; it then returns at most maxErrorBody bytes of
 // what it read. A body of known length is read into one buffer of that
-// size. Memory stays under 1.25 times the limit whatever a server sends.
+// size; reading one of unknown length allocates at most 1.125 times the
+// limit, and 1.625 times when the body fills less than half of it
+// (readUnknown).
 func readCapped(r io.Reader, length, limit int64) ([]byte, error) {
 	switch {
 	case length > limit:
@@ -34,51 +37,42 @@ func readCapped(r io.Reader, length, limit int64) ([]byte, error) {
 	return readUnknown(r, limit)
 }
 
-// readUnknown reads a body of unknown length: into one buffer that doubles
-// while the body is small next to the limit, then in chunks of up to 1 MiB
-// joined at the end, so that a buffer never doubles past the limit.
+// readUnknown reads a body of unknown length into a buffer that doubles
+// while it holds at most a sixteenth of the limit, and then grows once to
+// the limit: the buffers it leaves behind add up to an eighth of the
+// limit at most. A body that fills less than half of its buffer is then
+// copied to one of its own size, so that what the call keeps is never
+// more than twice the body.
 func readUnknown(r io.Reader, limit int64) ([]byte, error) {
-	small := int(max(limit/8, 4<<10))
-	buf := make([]byte, 0, min(limit+1, 1<<10))
-	var chunks [][]byte
-	total := int64(0)
+	buf := make([]byte, 0, min(limit+1, 4<<10))
 	for {
 		if len(buf) == cap(buf) {
-			if total+int64(len(buf)) > limit {
-				break
+			if int64(len(buf)) > limit {
+				return fit(buf, min(limit, maxErrorBody)), errBodyTooLarge
 			}
-			if next := min(2*cap(buf), int(limit+1)); chunks == nil && next <= small {
-				buf = append(make([]byte, 0, next), buf...)
-			} else {
-				chunks = append(chunks, buf)
-				total += int64(len(buf))
-				buf = make([]byte, 0, min(int64(max(cap(buf), 1<<20)), limit+1-total))
+			next := int64(2 * cap(buf))
+			if next > limit/16 {
+				next = limit + 1
 			}
+			buf = append(make([]byte, 0, next), buf...)
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return joinChunks(append(chunks, buf), limit), nil
-		}
-		if err != nil {
-			return joinChunks(append(chunks, buf), limit), err
+		switch {
+		case err == io.EOF:
+			return fit(buf, limit), nil
+		case err != nil:
+			return fit(buf, limit), err
 		}
 	}
-	return joinChunks(append(chunks, buf), min(limit, maxErrorBody)), errBodyTooLarge
 }
 
-// joinChunks returns at most the first n bytes of chunks as one slice.
-func joinChunks(chunks [][]byte, n int64) []byte {
-	if len(chunks) == 1 {
-		return chunks[0][:min(int64(len(chunks[0])), n)]
+// fit returns at most the first n bytes of buf, copied to a buffer of
+// their size when buf's is more than twice that.
+func fit(buf []byte, n int64) []byte {
+	buf = buf[:min(n, int64(len(buf)))]
+	if cap(buf) > 2*len(buf) && cap(buf) > 4<<10 {
+		return bytes.Clone(buf)
 	}
-	total := int64(0)
-	for _, c := range chunks {
-		total += int64(len(c))
-	}
-	out := make([]byte, 0, min(total, n))
-	for _, c := range chunks {
-		out = append(out, c[:min(int64(len(c)), n-int64(len(out)))]...)
-	}
-	return out
+	return buf
 }

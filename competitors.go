@@ -6,8 +6,6 @@ import (
 	"iter"
 	"net/http"
 	"time"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // Competitor is a competitor tracked for a project.
@@ -30,24 +28,15 @@ func (*Competitor) jsonNames() (string, string) { return "competitor", "competit
 // does.
 func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
 
-func (c *Competitor) setField(d *decoder, key []byte, v jsonx.Value) {
-	switch string(key) {
-	case "id":
-		d.setID(&c.ID, v)
-	case "projectid":
-		d.setID(&c.ProjectID, v)
-	case "name":
-		d.setString(&c.Name, v)
-	case "domain":
-		d.setString(&c.Domain, v)
-	case "createdat":
-		setTime(&c.CreatedAt, v)
-	}
+func (c *Competitor) fields(d *decoder) {
+	d.id(&c.ID, "id")
+	d.id(&c.ProjectID, "projectid")
+	d.str(&c.Name, "name")
+	d.str(&c.Domain, "domain")
+	d.time(&c.CreatedAt, "createdat")
 }
 
 func (c *Competitor) rawJSON() *rawJSON { return &c.raw }
-
-func (c *Competitor) reset() { *c = Competitor{} }
 
 // CompetitorsService handles the competitors of a project.
 type CompetitorsService struct{ service }

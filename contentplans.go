@@ -6,8 +6,6 @@ import (
 	"iter"
 	"net/http"
 	"time"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // ContentPlan is a content plan of a workspace, possibly tied to a project.
@@ -33,28 +31,18 @@ func (*ContentPlan) jsonNames() (string, string) { return "contentplan", "conten
 // does.
 func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
-func (p *ContentPlan) setField(d *decoder, key []byte, v jsonx.Value) {
-	switch string(key) {
-	case "id":
-		d.setID(&p.ID, v)
-	case "workspaceid":
-		d.setID(&p.WorkspaceID, v)
-	case "projectid":
-		d.setID(&p.ProjectID, v)
-	case "name", "title":
-		d.setString(&p.Name, v)
-	case "status":
-		d.setString(&p.Status, v)
-	case "createdat":
-		setTime(&p.CreatedAt, v)
-	case "updatedat":
-		setTime(&p.UpdatedAt, v)
-	}
+func (p *ContentPlan) fields(d *decoder) {
+	d.id(&p.ID, "id")
+	d.id(&p.WorkspaceID, "workspaceid")
+	d.id(&p.ProjectID, "projectid")
+	d.str(&p.Name, "name")
+	d.str(&p.Name, "title")
+	d.str(&p.Status, "status")
+	d.time(&p.CreatedAt, "createdat")
+	d.time(&p.UpdatedAt, "updatedat")
 }
 
 func (p *ContentPlan) rawJSON() *rawJSON { return &p.raw }
-
-func (p *ContentPlan) reset() { *p = ContentPlan{} }
 
 // ContentPlansService handles the content plans of a workspace.
 type ContentPlansService struct{ service }

@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -9,27 +8,27 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// resource is implemented by the six resource types.
+// resource is implemented by pointers to the six resource types.
 type resource interface {
 	json.Unmarshaler
 	Raw() json.RawMessage
 	// jsonNames returns the singular and plural names, normalised (lower
 	// case, no separators), that may wrap the resource in a response.
 	jsonNames() (singular, plural string)
-	// setField reads one member of the resource's JSON object, its key
-	// normalised by jsonx.NormalizeKey, setting string fields through d. A value whose JSON type the field
-	// does not expect is ignored, leaving the field zero: a guess about the
-	// schema never fails a call.
-	setField(d *decoder, key []byte, v jsonx.Value)
+	// fields reads the member d is at into the field it names, if any:
+	// one line per field.
+	fields(d *decoder)
 	// rawJSON returns where the resource records its JSON object.
 	rawJSON() *rawJSON
-	// reset sets the resource to its zero value.
-	reset()
 }
 
 // rawJSON is where a resource's JSON object lies in the body it was decoded
@@ -53,27 +52,31 @@ func (r rawJSON) bytes() json.RawMessage {
 
 var resourceType = reflect.TypeFor[resource]()
 
-var errMalformed = errors.New("malformed JSON")
-
-// errNoObject is the error of a single-resource answer that holds no
-// object: the SDK cannot read a resource from it.
-var errNoObject = errors.New("no object found in the response")
-
-var errNoList = errors.New("no list found in the response")
-
-// errTooManyItems is the error of a list longer than the client's item
-// limit (WithMaxItems).
-var errTooManyItems = errors.New("too many items in the list")
-
-// errNotObject is the error of a list element that is neither an object
-// nor null: a number is not a workspace.
-var errNotObject = errors.New("not an object")
+var (
+	errMalformed = errors.New("malformed JSON")
+	// errNoObject is the error of a single-resource answer without an object.
+	errNoObject = errors.New("no object found in the response")
+	errNoList   = errors.New("no list found in the response")
+	// errAmbiguousList is the error of an envelope with two members that
+	// may each be the list: the SDK does not guess which.
+	errAmbiguousList = errors.New("more than one list in the response")
+	// errTooManyItems is the error of a list longer than the client's item
+	// limit (WithMaxItems).
+	errTooManyItems = errors.New("too many items in the list")
+	// errNotObject is the error of a list element that is neither an
+	// object nor null: a number is not a workspace.
+	errNotObject = errors.New("not an object")
+	// errStringsTooLong is the error of a body whose strings decode to
+	// more bytes than the body holds (only invalid UTF-8 can).
+	errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
+	// errNilResource is what encoding/json would say of a nil pointer.
+	errNilResource = errors.New("cannot decode into a nil resource pointer")
+)
 
 // bytesPerItem is how many bytes of the response cap allow one item by
 // default: no resource takes more than 160 bytes with its pointer, so the
-// items of a list allowed by a cap take at most 1.25 times the cap, and a
-// call's heap stays within 4 times the cap (docs/decoding.md). A list of
-// items averaging 128 bytes or more meets the byte cap before this limit.
+// items of a list allowed by a cap take at most 1.25 times the cap
+// (docs/decoding.md).
 const bytesPerItem = 128
 
 // defaultMaxItems is the item limit of a client whose WithMaxItems is n
@@ -106,14 +109,519 @@ func WithMaxItems(n int) Option {
 	}
 }
 
+// ctxCheckEvery is how many list elements or object members the decoder
+// reads between two looks at the call's context.
+const ctxCheckEvery = 1024
+
+// decodeBody decodes a 2xx body into v. An empty or null body leaves v as
+// it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
+// &p)`) is unwrapped from a data or singular-name envelope; a slice from a
+// bare array or a list envelope, whose paging fields are recorded in resp;
+// anything else is decoded by encoding/json.
+//
+// Invalid JSON anywhere in the body fails with errMalformed; otherwise a
+// list of more than maxItems elements fails with errTooManyItems, a list
+// element that is neither an object nor null with errNotObject, strings
+// that decode to more bytes than the body holds with errStringsTooLong.
+// When ctx ends during a long decode, decodeBody returns ctx's error,
+// wrapped.
+//
+// Decoded resources keep subslices of body for Raw, so body must belong to
+// the call: the caller must not reuse or change it afterwards.
+func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
+	if data := jsonx.Trim(body); len(data) == 0 || string(data) == "null" {
+		return nil
+	}
+	maxItems = max(maxItems, 1)
+	if list, err := decodeResourceList(ctx, body, v, resp, maxItems); list {
+		return err
+	}
+	switch dst := v.(type) {
+	case resource:
+		if reflect.ValueOf(dst).IsNil() {
+			return errNilResource
+		}
+		return decodeResource(ctx, body, dst)
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		switch target := rv.Elem(); {
+		case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
+			res := reflect.New(target.Type().Elem())
+			if err := decodeResource(ctx, body, res.Interface().(resource)); err != nil {
+				return err
+			}
+			target.Set(res)
+			return nil
+		case target.Kind() == reflect.Slice:
+			return decodeOtherList(ctx, body, target, resp, maxItems)
+		}
+	}
+	if !jsonx.Valid(body) {
+		return errMalformed
+	}
+	if err := ctx.Err(); err != nil {
+		return stopped(err)
+	}
+	return json.Unmarshal(body, v)
+}
+
+// decodeResourceList decodes a list of one of the SDK's resources,
+// reporting whether v is one.
+func decodeResourceList(ctx context.Context, body []byte, v any, resp *Response, maxItems int) (bool, error) {
+	switch dst := v.(type) {
+	case *[]*Project:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*Workspace:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*Member:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*ContentPlan:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*Competitor:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	case *[]*APIKey:
+		return true, decodeList(ctx, body, dst, resp, maxItems)
+	}
+	return false, nil
+}
+
+// stopped wraps the error of a context that ended during decoding.
+func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
+
+// decoder reads resources from one body in one pass.
+type decoder struct {
+	r    jsonx.Reader
+	body *[]byte // what the resources' Raw points into
+	ctx  context.Context
+	// stopped is the error of ctx, once it ended during decoding.
+	stopped error
+	reads   int // elements and members read, for the context checks
+	// budget is how many more bytes of strings may be decoded: as many
+	// as the body holds.
+	budget int
+	// failed is errStringsTooLong once the budget is spent.
+	failed error
+	// strings is the buffer short strings are written into.
+	strings strings.Builder
+	// key and val are the member fields reads.
+	key []byte
+	val jsonx.Value
+}
+
+func newDecoder(ctx context.Context, body []byte) *decoder {
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
+	return d
+}
+
+// done reports, looking every ctxCheckEvery calls, whether the call's
+// context ended, recording its error.
+func (d *decoder) done() bool {
+	d.reads++
+	if d.stopped == nil && d.reads%ctxCheckEvery == 0 {
+		if err := d.ctx.Err(); err != nil {
+			d.stopped = stopped(err)
+		}
+	}
+	return d.stopped != nil
+}
+
+// finish returns the error of a decode that read up to the reader's end:
+// the context's, else errMalformed for invalid JSON, else err.
+func (d *decoder) finish(err error) error {
+	switch {
+	case d.stopped != nil:
+		return d.stopped
+	case !d.r.Done():
+		return errMalformed
+	}
+	return err
+}
+
+// abandon returns err once the rest of the array is validated (d.finish
+// puts invalid JSON first): from the element the reader is at when at is
+// true, else from the one after.
+func (d *decoder) abandon(err error, at bool) error {
+	for more := at || d.r.ArrayNext(); more && !d.done(); more = d.r.ArrayNext() {
+		d.r.Value()
+	}
+	return err
+}
+
+// The field readers: each sets its field when the member d is at has the
+// field's name and a JSON type the field can take, and does nothing
+// otherwise, so that a guess about the schema never fails a call.
+
+// str reads a string field.
+func (d *decoder) str(dst *string, name string) {
+	if string(d.key) == name {
+		d.setString(dst)
+	}
+}
+
+// id reads an ID: a string, or a number's exact text.
+func (d *decoder) id(dst *string, name string) {
+	if string(d.key) == name {
+		d.setID(dst)
+	}
+}
+
+func (d *decoder) setID(dst *string) {
+	if d.val.Kind() == '"' {
+		d.setString(dst)
+	} else if s, ok := d.val.Text(); ok {
+		*dst = s
+	}
+}
+
+// time reads an RFC 3339 string or a Unix time in seconds or milliseconds.
+func (d *decoder) time(dst *time.Time, name string) {
+	if string(d.key) == name {
+		if t, ok := d.val.Time(); ok {
+			*dst = t
+		}
+	}
+}
+
+// optionalTime reads a time that may be absent or null. A duplicate
+// member reuses the time the first allocated.
+func (d *decoder) optionalTime(dst **time.Time, name string) {
+	if string(d.key) != name {
+		return
+	}
+	if t, ok := d.val.Time(); ok && *dst != nil {
+		**dst = t
+	} else if ok {
+		*dst = &t
+	}
+}
+
+// setString sets *dst to the member's value when it is a JSON string
+// and the budget allows it. Short strings are written into shared
+// buffers of stringChunk bytes and sliced from them: a buffer's bytes are
+// never written again, and a strings.Builder hands them out as strings
+// without a copy, so the strings of a page cost a few allocations instead
+// of one each.
+func (d *decoder) setString(dst *string) {
+	n, ok := d.val.StringLen()
+	switch {
+	case !ok:
+		return
+	case n > d.budget:
+		d.failed = errStringsTooLong
+		return
+	case n > stringChunk/16:
+		*dst, _ = d.val.String()
+		d.budget -= n
+		return
+	}
+	if d.strings.Cap()-d.strings.Len() < n {
+		d.strings = strings.Builder{} // the strings made so far keep the old buffer
+		d.strings.Grow(min(stringChunk, d.budget))
+	}
+	d.budget -= n
+	start := d.strings.Len()
+	d.val.WriteString(&d.strings)
+	*dst = d.strings.String()[start:]
+}
+
+// stringChunk is the size of the buffers short strings share.
+const stringChunk = 4 << 10
+
+// decodeObject decodes the object at the reader into res and records its
+// span as res's raw JSON. A member that handle takes is left to it.
+func (d *decoder) decodeObject(res resource, handle func(key []byte) bool) {
+	start := d.r.Pos()
+	for more := d.r.ObjectStart(); more; more = d.r.ObjectNext() {
+		d.key = d.r.Key()
+		if handle != nil && handle(d.key) {
+			continue
+		}
+		d.val = d.r.Value()
+		if d.r.Failed() || d.done() {
+			return
+		}
+		if d.failed == nil {
+			res.fields(d)
+		}
+	}
+	*res.rawJSON() = rawJSON{body: d.body, start: start, end: d.r.Pos()}
+}
+
+// decodeResource decodes a single resource: the body's object itself
+// when it has an id member or no data or singular-name member holding an
+// object, else that member. The body's own members are decoded as they
+// are read; an inner object, when it is the resource, then again.
+func decodeResource(ctx context.Context, body []byte, res resource) error {
+	d := newDecoder(ctx, body)
+	if d.r.Peek() != '{' {
+		d.r.Value()
+		return d.finish(errNoObject)
+	}
+	singular, _ := res.jsonNames()
+	reflect.ValueOf(res).Elem().SetZero()
+	hasID, inner := false, 0
+	d.decodeObject(res, func(key []byte) bool {
+		hasID = hasID || string(key) == "id"
+		if inner > 0 || (string(key) != "data" && string(key) != singular) || d.r.Peek() != '{' {
+			return false
+		}
+		inner = d.r.Pos()
+		d.r.Value()
+		return true
+	})
+	if err := d.finish(d.failed); err != nil || hasID || inner == 0 {
+		if err != nil {
+			reflect.ValueOf(res).Elem().SetZero()
+		}
+		return err
+	}
+	reflect.ValueOf(res).Elem().SetZero()
+	d.r.Seek(inner)
+	d.decodeObject(res, nil)
+	if err := cmp.Or(d.stopped, d.failed); err != nil {
+		reflect.ValueOf(res).Elem().SetZero()
+		return err
+	}
+	return nil
+}
+
+// unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
+// after the call, so the resource keeps a copy of its own. A JSON value
+// other than an object fails, as encoding/json fails for a struct; null
+// leaves the resource zero.
+func unmarshalResource(data []byte, res resource) error {
+	reflect.ValueOf(res).Elem().SetZero()
+	v := jsonx.Trim(data)
+	switch {
+	case string(v) == "null":
+		return nil
+	case !v.IsObject():
+		singular, _ := res.jsonNames()
+		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), singular)
+	}
+	d := newDecoder(context.Background(), slices.Clone(v))
+	d.decodeObject(res, nil)
+	if err := d.finish(d.failed); err != nil {
+		reflect.ValueOf(res).Elem().SetZero()
+		return err
+	}
+	return nil
+}
+
+// resourcePtr constrains a type parameter to a pointer to a resource type.
+type resourcePtr[T any] interface {
+	*T
+	resource
+}
+
+// decodeList decodes a list of resources, bare or enveloped, in one pass.
+func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst *[]*T, resp *Response, maxItems int) error {
+	d := newDecoder(ctx, body)
+	_, plural := PT(nil).jsonNames()
+	list := []*T{}
+	err := d.readList(plural, resp, func() error {
+		var err error
+		list, err = decodeArray[T, PT](d, maxItems)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	*dst = list
+	return nil
+}
+
+// decodeOtherList fills dst, a slice of anything but the SDK's resources,
+// by encoding/json from the list found in body, once the list is known to
+// hold at most maxItems elements.
+func decodeOtherList(ctx context.Context, body []byte, dst reflect.Value, resp *Response, maxItems int) error {
+	d := newDecoder(ctx, body)
+	list := []byte("[]")
+	err := d.readList("", resp, func() error {
+		start := d.r.Pos()
+		n := 0
+		for more := d.r.ArrayStart(); more && !d.done(); more = d.r.ArrayNext() {
+			if n == maxItems {
+				return d.abandon(tooManyItems(maxItems), true)
+			}
+			d.r.Value()
+			n++
+		}
+		list = body[start:d.r.Pos()]
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return stopped(err)
+	}
+	return json.Unmarshal(list, dst.Addr().Interface())
+}
+
+// readList reads a list body with readArray, which reads the array at the
+// reader: the body itself, or the list of an envelope (see readEnvelope).
+func (d *decoder) readList(plural string, resp *Response, readArray func() error) error {
+	switch d.r.Peek() {
+	case '[':
+		return d.finish(readArray())
+	case '{':
+		return d.readEnvelope(plural, resp, readArray)
+	}
+	d.r.Value()
+	return d.finish(errNoList)
+}
+
+// envelope is what readEnvelope learns from the members of a list body.
+type envelope struct {
+	lists  int   // members named as a list (data, items, results, the plural) holding an array or null
+	arrays int   // other members holding an array
+	only   int   // where the last of those starts
+	err    error // readArray's error
+	// scopes are the paging members at the top level, then under each
+	// of pagingScopes.
+	scopes [1 + len(pagingScopes)]paging
+	seen   [len(pagingScopes)]bool
+}
+
+// member reads one member of the envelope.
+func (e *envelope) member(d *decoder, key []byte, plural string, readArray func() error) {
+	scope := slices.Index(pagingScopes[:], string(key))
+	switch next := d.r.Peek(); {
+	case isListKey(key, plural) && (next == '[' || next == 'n'):
+		if e.lists++; e.lists == 1 && next == '[' {
+			e.err = readArray()
+		} else {
+			d.r.Value()
+		}
+	case next == '[':
+		e.arrays++
+		e.only = d.r.Pos()
+		d.r.Value()
+	case scope >= 0 && next == '{' && !e.seen[scope]:
+		e.seen[scope] = true
+		d.readScope(&e.scopes[scope+1])
+	default:
+		e.scopes[0].set(key, d.r.Value())
+	}
+}
+
+// pagingScopes are the objects of an envelope that may hold its paging
+// members, after the top level.
+var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
+
+// readEnvelope reads a list envelope in one pass: the list is the member
+// named data, items, results or plural, or else the only member holding
+// an array; two named members holding an array or null fail with
+// errAmbiguousList rather than a guess. The paging members read on the
+// way, at the top level or under meta, pagination, paging or links, are
+// recorded in resp when no Link header said where the next page is.
+func (d *decoder) readEnvelope(plural string, resp *Response, readArray func() error) error {
+	var e envelope
+	for more := d.r.ObjectStart(); more && !d.done(); more = d.r.ObjectNext() {
+		e.member(d, d.r.Key(), plural, readArray)
+	}
+	if err := d.finish(nil); err != nil {
+		return err
+	}
+	if resp != nil {
+		resp.readEnvelope(&e.scopes)
+	}
+	switch {
+	case e.lists > 1:
+		return errAmbiguousList
+	case e.lists == 1:
+		return e.err
+	case e.arrays != 1:
+		return errNoList
+	}
+	// The only array, known only at the end, is read again as the list.
+	d.r.Reset(*d.body)
+	d.r.Seek(e.only)
+	err := readArray()
+	return cmp.Or(d.stopped, err)
+}
+
+// isListKey reports whether key names the list of an envelope.
+func isListKey(key []byte, plural string) bool {
+	switch string(key) {
+	case "data", "items", "results":
+		return true
+	}
+	return plural != "" && string(key) == plural
+}
+
+// readScope reads the paging members of the object at the reader.
+func (d *decoder) readScope(p *paging) {
+	for more := d.r.ObjectStart(); more && !d.done(); more = d.r.ObjectNext() {
+		key := d.r.Key()
+		p.set(key, d.r.Value())
+	}
+}
+
+// maxChunk bounds how many resources are allocated together, so that a
+// wrong estimate (a small first item, then large ones) wastes little.
+const maxChunk = 1024
+
+// decodeArray decodes the array at the reader into at most maxItems
+// resources, skipping null elements. Resources are allocated in chunks
+// whose size is estimated from the bytes left and the size of the items
+// so far, never past maxItems, so a page of similar items costs a few
+// allocations instead of one per item. Each item's Raw is a subslice of
+// the body.
+//
+// An element that is neither an object nor null, or one past maxItems,
+// ends the decoding: the rest of the array is then only validated, and
+// the error returned (d.finish puts invalid JSON first). It returns nil
+// on invalid JSON or when the context ends.
+func decodeArray[T any, PT resourcePtr[T]](d *decoder, maxItems int) ([]*T, error) {
+	list := []*T{}
+	var chunk []T
+	first := d.r.Pos()
+	for more, index := d.r.ArrayStart(), 0; more && !d.done(); more, index = d.r.ArrayNext(), index+1 {
+		switch c := d.r.Peek(); {
+		case d.r.Null():
+			continue
+		case c != '{':
+			return nil, d.abandon(fmt.Errorf("element %d of the list is %s, %w", index, jsonType(c), errNotObject), true)
+		case len(list) == maxItems:
+			return nil, d.abandon(tooManyItems(maxItems), true)
+		}
+		if len(chunk) == 0 {
+			n := min(estimateItems(len(*d.body)-d.r.Pos(), d.r.Pos()-first, len(list)), maxItems-len(list))
+			chunk = make([]T, n)
+			if cap(list)-len(list) < n {
+				// Doubling keeps a long list's copies linear in its length.
+				list = append(make([]*T, 0, max(len(list)+n, min(2*cap(list), maxItems))), list...)
+			}
+		}
+		item := &chunk[0]
+		chunk = chunk[1:]
+		d.decodeObject(PT(item), nil)
+		if d.failed != nil {
+			return nil, d.abandon(d.failed, false)
+		}
+		list = append(list, item)
+	}
+	if d.r.Failed() || d.stopped != nil {
+		return nil, nil
+	}
+	return list, nil
+}
+
+// estimateItems guesses how many items the remaining bytes hold from the
+// average size of the items decoded so far; with none yet it guesses one.
+func estimateItems(remaining, consumed, items int) int {
+	if items == 0 || consumed <= 0 {
+		return 1
+	}
+	return max(1, min(remaining/(consumed/items+1)+1, maxChunk))
+}
+
 // tooManyItems is the error of a list over the item limit.
 func tooManyItems(limit int) error {
 	return fmt.Errorf("%w: more than %d (WithMaxItems)", errTooManyItems, limit)
-}
-
-// notObject is the error of list element index, whose first byte is c.
-func notObject(index int, c byte) error {
-	return fmt.Errorf("element %d of the list is %s, %w", index, jsonType(c), errNotObject)
 }
 
 // jsonType names the JSON type of a value from its first byte.
@@ -133,477 +641,215 @@ func jsonType(c byte) string {
 	return "a number"
 }
 
-// ctxCheckEvery is how many list elements or object members the decoder
-// reads between two looks at the call's context: a long decode ends soon
-// after the context does, at no measurable cost.
-const ctxCheckEvery = 1024
+// paging holds the paging members of one object of an envelope: for each
+// of pagingNames, the value of the first name of its list that is present.
+type paging struct {
+	vals [len(pagingNames)]jsonx.Value
+	rank [len(pagingNames)]int // 1 + the index of the name that set vals
+}
 
-// errNilResource is what encoding/json would say of a nil pointer.
-var errNilResource = errors.New("cannot decode into a nil resource pointer")
+// The paging members, each by the names servers use for it.
+const (
+	hasMore = iota
+	nextLink
+	nextCursor
+	cursor
+	nextPage
+	page
+	totalPages
+	perPage
+	total
+)
 
-// decodeBody decodes a 2xx body into v. An empty or null body leaves v as
-// it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
-// &p)`) is unwrapped from a data or singular-name envelope; a slice from a
-// bare array or a list envelope, whose paging fields are recorded in resp;
-// anything else is decoded by encoding/json.
-//
-// A list of more than maxItems elements fails with errTooManyItems, a list
-// element that is neither an object nor null with errNotObject, a body
-// whose strings decode to more bytes than it holds with errStringsTooLong
-// (invalid JSON anywhere in the body fails with errMalformed instead).
-// When ctx ends during a long decode, decodeBody returns ctx's error,
-// wrapped.
-//
-// Decoded resources keep subslices of body for Raw, so body must belong to
-// the call: the caller must not reuse or change it afterwards.
-func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
-	data := jsonx.Trim(body)
-	if len(data) == 0 || string(data) == "null" {
-		return nil
-	}
-	maxItems = max(maxItems, 1)
-	switch dst := v.(type) {
-	case *[]*Project:
-		return decodeListOf(ctx, body, dst, resp, maxItems)
-	case *[]*Workspace:
-		return decodeListOf(ctx, body, dst, resp, maxItems)
-	case *[]*Member:
-		return decodeListOf(ctx, body, dst, resp, maxItems)
-	case *[]*ContentPlan:
-		return decodeListOf(ctx, body, dst, resp, maxItems)
-	case *[]*Competitor:
-		return decodeListOf(ctx, body, dst, resp, maxItems)
-	case *[]*APIKey:
-		return decodeListOf(ctx, body, dst, resp, maxItems)
-	case resource:
-		if reflect.ValueOf(dst).IsNil() {
-			return errNilResource
-		}
-		return decodeResource(ctx, body, dst)
-	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
-		switch target := rv.Elem(); {
-		case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
-			res := reflect.New(target.Type().Elem()).Interface().(resource)
-			if err := decodeResource(ctx, body, res); err != nil {
-				return err
+var pagingNames = [...][]string{
+	hasMore:    {"hasmore", "hasnext", "hasnextpage"},
+	nextLink:   {"nexturl", "next", "nextlink", "nextpageurl"},
+	nextCursor: {"nextcursor", "nextpagetoken", "nexttoken"},
+	cursor:     {"cursor", "endcursor", "after"},
+	nextPage:   {"nextpage"},
+	page:       {"page", "currentpage"},
+	totalPages: {"totalpages", "pagecount", "lastpage"},
+	perPage:    {"perpage", "pagesize", "limit"},
+	total:      {"total", "totalcount", "totalitems", "count"},
+}
+
+// set records member key when it is a paging member.
+func (p *paging) set(key []byte, v jsonx.Value) {
+	for i, names := range pagingNames {
+		for rank, name := range names {
+			if string(key) == name {
+				if p.rank[i] == 0 || rank+1 < p.rank[i] {
+					p.vals[i], p.rank[i] = v, rank+1
+				}
+				return
 			}
-			target.Set(reflect.ValueOf(res))
-			return nil
-		case target.Kind() == reflect.Slice:
-			return decodeOtherList(ctx, body, target, resp, maxItems)
 		}
 	}
-	if !jsonx.Valid(data) {
-		return errMalformed
+}
+
+func (p *paging) int(i int) (int, bool) { return p.vals[i].Int() }
+
+// text returns a non-empty string or number member.
+func (p *paging) text(i int) (string, bool) {
+	s, ok := p.vals[i].Text()
+	return s, ok && s != ""
+}
+
+// readEnvelope records the next page an enveloped list body announces,
+// when no Link header did: the first of scopes (the top level, then meta,
+// pagination, paging and links) that says where it is, or that there is
+// none.
+func (r *Response) readEnvelope(scopes *[1 + len(pagingScopes)]paging) {
+	if r.NextURL != "" || r.NextCursor != "" || r.NextPage != 0 {
+		return
 	}
-	if err := ctx.Err(); err != nil {
-		return stopped(err)
-	}
-	return json.Unmarshal(data, v)
-}
-
-// stopped wraps the error of a context that ended during decoding.
-func stopped(err error) error {
-	return fmt.Errorf("decoding the response: %w", err)
-}
-
-// decoder decodes resources from one body. It is allocated once per body:
-// the reader's key buffer, the pending strings and the slice header that
-// raw JSON points at all live in it.
-type decoder struct {
-	r    jsonx.Reader
-	data []byte
-	stringBatch
-	ctx context.Context
-	// stopped is the error of ctx, once it ended during decoding.
-	stopped error
-	// reads counts elements and members read, for the context checks.
-	reads int
-}
-
-func newDecoder(ctx context.Context, body []byte) *decoder {
-	d := &decoder{data: body, ctx: ctx}
-	d.budget = len(body)
-	d.r.Reset(body)
-	return d
-}
-
-// done reports, every ctxCheckEvery calls, whether the call's context
-// ended, recording its error.
-func (d *decoder) done() bool {
-	d.reads++
-	if d.reads%ctxCheckEvery != 0 || d.stopped != nil {
-		return d.stopped != nil
-	}
-	if err := d.ctx.Err(); err != nil {
-		d.stopped = stopped(err)
-	}
-	return d.stopped != nil
-}
-
-// finish returns the error of a decode that read the body up to d's end:
-// the context's, else errMalformed for invalid JSON, else listErr.
-func (d *decoder) finish(listErr error) error {
-	switch {
-	case d.stopped != nil:
-		return d.stopped
-	case !d.r.Done():
-		return errMalformed
-	}
-	return listErr
-}
-
-// abandon returns err, to be reported once the rest of the array at d's
-// reader is validated (d.finish): from the element the reader is at when
-// at is true, else from the one after.
-func (d *decoder) abandon(err error, at bool) error {
-	more := at || d.r.ArrayNext()
-	for ; more; more = d.r.ArrayNext() {
-		if d.done() {
-			return nil
+	for i := range scopes {
+		if r.readPaging(&scopes[i]) {
+			return
 		}
-		d.r.Value()
 	}
-	return err
 }
 
-// stringBatch gathers the string fields of one object, so that they share one
-// allocation instead of costing one each.
-type stringBatch struct {
-	buf     []byte
-	pending [8]pendingString
-	n       int
-	// budget is how many more bytes of strings may be decoded from the
-	// body: as many as the body holds. Only invalid UTF-8, each byte of
-	// which decodes to the three of U+FFFD, can spend more.
-	budget int
-	// overBudget is set once the budget is spent.
-	overBudget error
+// readPaging reads the paging members of one object and reports whether it
+// settled where the next page is (or that there is none).
+func (r *Response) readPaging(p *paging) bool {
+	more, moreSent := p.vals[hasMore].Bool()
+	if moreSent && !more {
+		return true // the server said this is the last page
+	}
+	if next := p.vals[nextLink]; next != nil {
+		if next.IsObject() {
+			next, _ = jsonx.Member(next, "href", "url")
+		}
+		if s, ok := next.String(); ok && s != "" {
+			if strings.ContainsAny(s, "/?") {
+				r.setNextURL(s)
+			} else {
+				r.NextCursor = s
+			}
+			return true
+		}
+		if n, ok := next.Int(); ok && n > 0 {
+			r.NextPage = n
+			return true
+		}
+	}
+	if c, ok := p.text(nextCursor); ok {
+		r.NextCursor = c
+		return true
+	}
+	if c, ok := p.text(cursor); ok && more {
+		r.NextCursor = c
+		return true
+	}
+	if n, ok := p.int(nextPage); ok && n > 0 {
+		r.NextPage = n
+		return true
+	}
+	return r.readPageCounters(p)
 }
 
-// errStringsTooLong is the error of a body whose strings decode to more
-// bytes than the body holds.
-var errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
-
-// spend takes n bytes from the budget, reporting false, and recording
-// the error, when they are not there.
-func (s *stringBatch) spend(n int) bool {
-	if n > s.budget {
-		s.overBudget = errStringsTooLong
+// readPageCounters reads page with totalPages, or page with perPage and
+// total.
+func (r *Response) readPageCounters(p *paging) bool {
+	current, ok := p.int(page)
+	if !ok || current < 1 {
 		return false
 	}
-	s.budget -= n
+	last, ok := p.int(totalPages)
+	if !ok {
+		size, ok1 := p.int(perPage)
+		count, ok2 := p.int(total)
+		if !ok1 || !ok2 || size < 1 {
+			return false
+		}
+		last = (count + size - 1) / size
+	}
+	if current < last {
+		r.NextPage = current + 1
+	}
 	return true
 }
 
-// pendingString is a string field to be set to buf[start:end] by flush.
-type pendingString struct {
-	dst        *string
-	start, end int
-}
-
-// largeString is the length from which a JSON string is converted on its
-// own, in one allocation, rather than copied into the batch first.
-const largeString = 4096
-
-// setString sets *dst, at the next flush, to v when v is a JSON string.
-func (s *stringBatch) setString(dst *string, v jsonx.Value) {
-	if len(v) >= largeString {
-		if n, ok := v.StringLen(); ok && s.spend(n) {
-			s.setLarge(dst, v.String)
-		}
-		return
+// parseErrorBody reads a message and code from the error shapes APIs
+// commonly use, and falls back to a short snippet of any other body.
+func parseErrorBody(body []byte) (message, code string) {
+	v := jsonx.Trim(body)
+	if !v.IsObject() {
+		return snippet(body), ""
 	}
-	start := len(s.buf)
-	if buf, ok := v.AppendString(s.buf); ok && s.spend(len(buf)-start) {
-		s.add(dst, start, buf)
-	}
-}
-
-// setID sets *dst, at the next flush, to v when v is a JSON string, or to
-// its exact text when v is a number (12345678901234567 stays exact).
-func (s *stringBatch) setID(dst *string, v jsonx.Value) {
-	if v.Kind() == '"' {
-		s.setString(dst, v)
-		return
-	}
-	if len(v) >= largeString {
-		s.setLarge(dst, v.Text)
-		return
-	}
-	start := len(s.buf)
-	if buf, ok := v.AppendText(s.buf); ok {
-		s.add(dst, start, buf)
-	}
-}
-
-// setLarge sets *dst to what conv returns, when it succeeds, after the
-// pending fields, so that of duplicate keys the last still wins.
-func (s *stringBatch) setLarge(dst *string, conv func() (string, bool)) {
-	if str, ok := conv(); ok {
-		s.flush()
-		*dst = str
-	}
-}
-
-func (s *stringBatch) add(dst *string, start int, buf []byte) {
-	s.buf = buf
-	s.pending[s.n] = pendingString{dst: dst, start: start, end: len(buf)}
-	s.n++
-	if s.n == len(s.pending) {
-		s.flush()
-	}
-}
-
-// flush sets the pending fields, in the order they were read, so that of
-// duplicate keys the last wins, as with encoding/json.
-func (s *stringBatch) flush() {
-	if s.n == 0 {
-		return
-	}
-	all := string(s.buf)
-	for _, p := range s.pending[:s.n] {
-		*p.dst = all[p.start:p.end]
-	}
-	s.buf = s.buf[:0]
-	s.n = 0
-}
-
-// decodeResource decodes a single resource, unwrapped from its envelope.
-// Single bodies are small, so they are validated in a pass of their own.
-func decodeResource(ctx context.Context, body []byte, res resource) error {
-	if !jsonx.Valid(body) {
-		return errMalformed
-	}
-	singular, _ := res.jsonNames()
-	span := jsonx.SingleSpan(body, singular)
-	if span.Start >= span.End || body[span.Start] != '{' {
-		return errNoObject
-	}
-	res.reset()
-	d := newDecoder(ctx, body[:span.End])
-	d.r.Seek(span.Start, 0) // the body was validated whole
-	d.decodeObject(res)
-	if err := cmp.Or(d.stopped, d.overBudget); err != nil {
-		res.reset()
-		return err
-	}
-	return nil
-}
-
-// decodeListOf decodes a list of resources. A bare array, the fake API's
-// and the common shape, is validated and decoded in one pass; an envelope
-// is validated while the list is found, and the list then decoded.
-func decodeListOf[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst *[]*T, resp *Response, maxItems int) error {
-	d := newDecoder(ctx, body)
-	if d.r.Peek() == '[' {
-		list, listErr := decodeArray[T, PT](d, maxItems)
-		if err := d.finish(listErr); err != nil {
-			return err
-		}
-		*dst = list
-		return nil
-	}
-	_, plural := PT(nil).jsonNames()
-	span, err := findList(body, plural)
-	if err != nil {
-		return err
-	}
-	resp.readEnvelope(jsonx.Trim(body))
-	list := []*T{}
-	if !span.Empty() {
-		// The list is validated as it is decoded, inside the envelope.
-		d.r.Reset(body[:span.End])
-		d.r.Seek(span.Start, 1)
-		var listErr error
-		list, listErr = decodeArray[T, PT](d, maxItems)
-		if err := d.finish(listErr); err != nil {
-			return err
+	if e, ok := jsonx.Member(v, "error"); ok {
+		if s, ok := e.String(); ok {
+			message = s
+		} else if e.IsObject() {
+			message, code = messageAndCode(e)
 		}
 	}
-	*dst = list
-	return nil
-}
-
-// findList finds the list in a body that is not a bare array.
-func findList(body []byte, plural string) (jsonx.Span, error) {
-	span, shape := jsonx.ListSpan(body, plural)
-	switch shape {
-	case jsonx.Malformed:
-		return span, errMalformed
-	case jsonx.NoList:
-		return span, errNoList
+	if message == "" && code == "" {
+		message, code = messageAndCode(v)
 	}
-	return span, nil
-}
-
-// decodeOtherList fills dst, a slice of anything but the SDK's resources,
-// by encoding/json from the list found in body, once the list is known to
-// hold at most maxItems elements. What encoding/json makes of each
-// element is up to the caller's type.
-func decodeOtherList(ctx context.Context, body []byte, dst reflect.Value, resp *Response, maxItems int) error {
-	span, err := findList(body, "")
-	if err != nil {
-		return err
-	}
-	data := jsonx.Trim(body)
-	if data.IsObject() {
-		resp.readEnvelope(data)
-	}
-	if !jsonx.ValidList(body, span) {
-		return errMalformed
-	}
-	list := body[span.Start:span.End]
-	if span.Empty() {
-		list = []byte("[]")
-	}
-	if jsonx.CountElements(list, maxItems) > maxItems {
-		return tooManyItems(maxItems)
-	}
-	if err := ctx.Err(); err != nil {
-		return stopped(err)
-	}
-	return json.Unmarshal(list, dst.Addr().Interface())
-}
-
-// maxChunk bounds how many resources are allocated together, so that a
-// wrong estimate (a small first item, then large ones) wastes little.
-const maxChunk = 1024
-
-// decodeArray decodes the array at d's reader into at most maxItems
-// resources, skipping null elements. Resources are allocated in chunks
-// whose size is estimated from the bytes left and the size of the items
-// so far, never past maxItems, so a page of similar items costs four
-// allocations (two chunks, two slices of pointers) instead of one per
-// item, and no list allocates more than maxItems resources. Each item's
-// Raw is a subslice of the body.
-//
-// An element that is neither an object nor null, or one past maxItems,
-// ends the decoding: the rest of the array is then only validated, and
-// the error returned (check d.finish, which puts invalid JSON first). It
-// returns nil on invalid JSON or when the context ends.
-func decodeArray[T any, PT resourcePtr[T]](d *decoder, maxItems int) ([]*T, error) {
-	list := []*T{}
-	var chunk []T
-	d.r.Peek() // to the bracket, so that the average item size is right
-	first := d.r.Pos()
-	index := 0
-	for more := d.r.ArrayStart(); more; more, index = d.r.ArrayNext(), index+1 {
-		if d.done() {
-			return nil, nil
-		}
-		if d.r.Null() {
-			continue
-		}
-		if c := d.r.Peek(); c != '{' {
-			return nil, d.abandon(notObject(index, c), true)
-		}
-		if len(list) == maxItems {
-			return nil, d.abandon(tooManyItems(maxItems), true)
-		}
-		if len(chunk) == 0 {
-			n := min(estimateItems(len(d.data)-d.r.Pos(), d.r.Pos()-first, len(list)), maxItems-len(list))
-			chunk = make([]T, n)
-			if cap(list)-len(list) < n {
-				// Doubling keeps a long list's copies linear in its length.
-				list = append(make([]*T, 0, max(len(list)+n, min(2*cap(list), maxItems))), list...)
+	if errs, ok := jsonx.Member(v, "errors"); ok && message == "" {
+		if first, ok := jsonx.First(errs); ok {
+			if s, ok := first.String(); ok {
+				message = s
+			} else {
+				message, code = messageAndCode(first)
 			}
 		}
-		item := &chunk[0]
-		chunk = chunk[1:]
-		d.decodeObject(PT(item))
-		if d.r.Failed() || d.stopped != nil {
-			return nil, nil
+	}
+	if d, ok := jsonx.Member(v, "detail"); ok && message == "" {
+		message, _ = d.String()
+	}
+	return message, code
+}
+
+func messageAndCode(obj jsonx.Value) (message, code string) {
+	if m, ok := jsonx.Member(obj, "message", "msg", "description"); ok {
+		message, _ = m.String()
+	}
+	if c, ok := jsonx.Member(obj, "code", "type"); ok {
+		code, _ = c.Text()
+	}
+	return message, code
+}
+
+// snippet turns a non-JSON body (plain text, an HTML error page) into a
+// short single-line message: tags dropped, white space folded, cut at
+// maxSnippet runes.
+func snippet(body []byte) string {
+	if len(body) > 4*maxSnippet+1024 {
+		body = body[:4*maxSnippet+1024]
+	}
+	var b strings.Builder
+	inTag, space := false, false
+	runes := 0
+	for len(body) > 0 && runes < maxSnippet {
+		r, size := utf8.DecodeRune(body)
+		body = body[size:]
+		switch {
+		case r == '<':
+			inTag = true
+		case r == '>' && inTag:
+			inTag = false
+			space = b.Len() > 0
+		case inTag:
+		case unicode.IsSpace(r) || unicode.IsControl(r):
+			space = b.Len() > 0
+		default:
+			need := 1
+			if space {
+				need++
+			}
+			if runes+need > maxSnippet {
+				return b.String()
+			}
+			if space {
+				b.WriteByte(' ')
+				space = false
+			}
+			b.WriteRune(r)
+			runes += need
 		}
-		if d.overBudget != nil {
-			return nil, d.abandon(d.overBudget, false)
-		}
-		list = append(list, item)
 	}
-	return list, nil
-}
-
-// estimateItems guesses how many items the remaining bytes hold from the
-// average size of the items decoded so far; with none yet it guesses one,
-// so that the first item's size informs the next chunk.
-func estimateItems(remaining, consumed, items int) int {
-	if items == 0 || consumed <= 0 {
-		return 1
-	}
-	avg := consumed/items + 1
-	return max(1, min(remaining/avg+1, maxChunk))
-}
-
-// decodeObject decodes the object at d's reader into res and records its
-// span in the body as res's raw JSON.
-func (d *decoder) decodeObject(res resource) {
-	start := d.r.Pos()
-	if d.buf == nil {
-		// An object's strings are never longer than the object; most
-		// objects are short, and the buffer is reused for the next.
-		d.buf = make([]byte, 0, min(len(d.data)-start, 512))
-	}
-	for more := d.r.ObjectStart(); more; more = d.r.ObjectNext() {
-		key := d.r.Key()
-		val := d.r.Value()
-		if d.r.Failed() || d.done() {
-			return
-		}
-		if d.overBudget == nil {
-			res.setField(d, key, val)
-		}
-	}
-	d.flush()
-	*res.rawJSON() = rawJSON{body: &d.data, start: start, end: d.r.Pos()}
-}
-
-// unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
-// after the call, so the resource keeps a copy of its own. A JSON value
-// other than an object fails, as encoding/json fails for a struct; null
-// leaves the resource zero.
-func unmarshalResource(data []byte, res resource) error {
-	res.reset()
-	v := jsonx.Trim(data)
-	switch {
-	case string(v) == "null":
-		return nil
-	case !v.IsObject():
-		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), singularName(res))
-	}
-	d := newDecoder(context.Background(), bytes.Clone(v))
-	d.decodeObject(res)
-	if !d.r.Done() {
-		res.reset()
-		return errMalformed
-	}
-	if d.overBudget != nil {
-		res.reset()
-		return d.overBudget
-	}
-	return nil
-}
-
-// singularName returns the singular JSON name of a resource type.
-func singularName(res resource) string {
-	singular, _ := res.jsonNames()
-	return singular
-}
-
-// resourcePtr constrains a type parameter to a pointer to a resource type.
-type resourcePtr[T any] interface {
-	*T
-	resource
-}
-
-func setTime(dst *time.Time, v jsonx.Value) {
-	if t, ok := v.Time(); ok {
-		*dst = t
-	}
-}
-
-func setOptionalTime(dst **time.Time, v jsonx.Value) {
-	if t, ok := v.Time(); ok {
-		*dst = &t
-	}
+	return b.String()
 }

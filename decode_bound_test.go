@@ -105,6 +105,7 @@ var decodeMemShapes = []decodeMemShape{
 	{`{"data":[{},...]}`, listOf(`{"data":[`, "{}", "]}"), listContentPlans},
 	{`{"data":[{"id":"a"},...]}`, listOf(`{"data":[`, `{"id":"a"}`, "]}"), listContentPlans},
 	{`{"data":[],"k0":0,...}`, envelopeKeys, listContentPlans},
+	{"[128-byte content plans,...]", listOf("[", plan128, "]"), listContentPlans},
 	{`[{"name":"\xff x200"},...]`, listOf("[", `{"name":"`+strings.Repeat("\xff", 200)+`"}`, "]"), listContentPlans},
 	{`{"id":"a","name":"aaa..."}`, singleString("a"), createWorkspace},
 	{`{"id":"a","name":"\xff\xff..."}`, singleString("\xff"), createWorkspace},
@@ -113,6 +114,11 @@ var decodeMemShapes = []decodeMemShape{
 	{"[{},...] into []map", listOf("[", "{}", "]"), doMaps},
 	{"[{},...] at the default item limit, padded, into []map", atItemLimit, doMaps},
 }
+
+// plan128 is a content plan of 127 bytes, 128 with the comma after it:
+// the size at which the default item limit and the byte cap meet, with
+// long strings (the decoded strings take as much as their JSON).
+const plan128 = `{"id":"IIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIII","name":"NNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNNN"}`
 
 // listOf returns a body of open, then as many items as fit, then close.
 func listOf(open, item, end string) func(int64) []byte {

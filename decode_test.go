@@ -63,6 +63,25 @@ func TestListBodyWithoutAList(t *testing.T) {
 	}
 }
 
+// TestAmbiguousListEnvelope: an envelope with two members that may each
+// be the list is refused rather than read as an empty page.
+func TestAmbiguousListEnvelope(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"data":null,"projects":[{"id":"a"}]}`,
+		`{"data":[],"projects":[{"id":"a"}]}`,
+		`{"projects":[{"id":"a"}],"items":[]}`,
+		`{"data":[{"id":"a"}],"results":[{"id":"b"}]}`,
+	} {
+		rec := newRecorder(t, respond(200, body))
+		list, resp, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
+		ae := requireOneKind(t, err, seoapi.ErrUnexpectedResponse)
+		assert.Contains(t, ae.Message, "more than one list", body)
+		assert.Nil(t, list, body)
+		assert.NotNil(t, resp, body)
+	}
+}
+
 func TestSingleBodyShapes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

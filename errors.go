@@ -8,10 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // The kinds of failure a call can end in. Test for them with errors.Is; an
@@ -250,91 +246,6 @@ func firstKind(err error) error {
 
 // isKind reports whether err is one of the Err kinds itself.
 func isKind(err error) bool { return slices.Contains(kinds(), err) }
-
-// parseErrorBody reads a message and code from the error shapes APIs
-// commonly use, and falls back to a short snippet of any other body.
-func parseErrorBody(body []byte) (message, code string) {
-	v := jsonx.Trim(body)
-	if !v.IsObject() {
-		return snippet(body), ""
-	}
-	fields := jsonx.Fields(v)
-	if e, ok := fields.Get("error"); ok {
-		if s, ok := e.String(); ok {
-			message = s
-		} else if e.IsObject() {
-			message, code = messageAndCode(jsonx.Fields(e))
-		}
-	}
-	if message == "" && code == "" {
-		message, code = messageAndCode(fields)
-	}
-	if errs, ok := fields.Get("errors"); ok && message == "" {
-		jsonx.EachElement(errs, func(elem jsonx.Value) bool {
-			if s, ok := elem.String(); ok {
-				message = s
-			} else {
-				message, code = messageAndCode(jsonx.Fields(elem))
-			}
-			return false
-		})
-	}
-	if d, ok := fields.Get("detail"); ok && message == "" {
-		message, _ = d.String()
-	}
-	return message, code
-}
-
-func messageAndCode(obj jsonx.Object) (message, code string) {
-	if m, ok := obj.Get("message", "msg", "description"); ok {
-		message, _ = m.String()
-	}
-	if c, ok := obj.Get("code", "type"); ok {
-		code, _ = c.Text()
-	}
-	return message, code
-}
-
-// snippet turns a non-JSON body (plain text, an HTML error page) into a
-// short single-line message: tags dropped, white space folded, cut at
-// maxSnippet runes.
-func snippet(body []byte) string {
-	if len(body) > 4*maxSnippet+1024 {
-		body = body[:4*maxSnippet+1024]
-	}
-	var b strings.Builder
-	inTag, space := false, false
-	runes := 0
-	for len(body) > 0 && runes < maxSnippet {
-		r, size := utf8.DecodeRune(body)
-		body = body[size:]
-		switch {
-		case r == '<':
-			inTag = true
-		case r == '>' && inTag:
-			inTag = false
-			space = b.Len() > 0
-		case inTag:
-		case unicode.IsSpace(r) || unicode.IsControl(r):
-			space = b.Len() > 0
-		default:
-			need := 1
-			if space {
-				need++
-			}
-			if runes+need > maxSnippet {
-				return b.String()
-			}
-			if space {
-				b.WriteByte(' ')
-				space = false
-			}
-			b.WriteRune(r)
-			runes += need
-		}
-	}
-	return b.String()
-}
 
 // invalidArgument returns an error matching ErrInvalidArgument.
 func invalidArgument(format string, args ...any) error {

@@ -6,8 +6,6 @@ import (
 	"iter"
 	"net/http"
 	"time"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // Member is a user's membership of a workspace. Role is the server's text
@@ -30,45 +28,30 @@ func (*Member) jsonNames() (string, string) { return "member", "members" }
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
 func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }
 
-func (m *Member) setField(d *decoder, key []byte, v jsonx.Value) {
-	switch string(key) {
-	case "id":
-		d.setID(&m.ID, v)
-	case "email":
-		d.setString(&m.Email, v)
-	case "name":
-		d.setString(&m.Name, v)
-	case "role":
-		d.setString(&m.Role, v)
-	case "createdat":
-		setTime(&m.CreatedAt, v)
-	}
+func (m *Member) fields(d *decoder) {
+	d.id(&m.ID, "id")
+	d.str(&m.Email, "email")
+	d.str(&m.Name, "name")
+	d.str(&m.Role, "role")
+	d.time(&m.CreatedAt, "createdat")
 }
 
 func (m *Member) rawJSON() *rawJSON { return &m.raw }
 
-func (m *Member) reset() { *m = Member{} }
-
 // MemberAddRequest is the body of MembersService.Add.
 type MemberAddRequest struct {
-	Email string
-	Role  string
+	Email string `json:"email,omitempty"`
+	Role  string `json:"role,omitempty"`
 	// Extra holds body fields the SDK does not know. A typed field that is
 	// set wins over an Extra member of the same JSON name.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // MarshalJSON encodes the request as {"email", "role"} merged with Extra;
 // empty fields are left out.
 func (r MemberAddRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(nil, r.Extra, stringField("email", r.Email), stringField("role", r.Role))
-}
-
-func (r *MemberAddRequest) appendJSON(dst []byte) ([]byte, error) {
-	if r == nil {
-		return append(dst, "null"...), nil
-	}
-	return marshalRequest(dst, r.Extra, stringField("email", r.Email), stringField("role", r.Role))
+	type fields MemberAddRequest
+	return marshalRequest(fields(r), r.Extra)
 }
 
 // MembersService handles the members of a workspace.

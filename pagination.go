@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/google/go-querystring/query"
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // ListOptions selects a page of a list. The API publishes no paging
@@ -104,114 +103,6 @@ func (r *Response) setNextURL(target string) {
 	if c := q.Get("cursor"); c != "" {
 		r.NextCursor = c
 	}
-}
-
-// readEnvelope records the next page an enveloped list body announces,
-// when no Link header did: a next link, a cursor, or page counters, at the
-// top level or under meta, pagination, paging or links.
-func (r *Response) readEnvelope(body jsonx.Value) {
-	if r.NextURL != "" || r.NextCursor != "" || r.NextPage != 0 {
-		return
-	}
-	top := jsonx.Fields(body)
-	scopes := []jsonx.Object{top}
-	for _, name := range [...]string{"meta", "pagination", "paging", "links"} {
-		if v, ok := top.Get(name); ok && v.IsObject() {
-			scopes = append(scopes, jsonx.Fields(v))
-		}
-	}
-	for _, scope := range scopes {
-		if r.readPaging(scope) {
-			return
-		}
-	}
-}
-
-// readPaging reads the paging fields of one object and reports whether it
-// settled where the next page is (or that there is none).
-func (r *Response) readPaging(obj jsonx.Object) bool {
-	hasMore, hasMoreSent := boolField(obj, "hasmore", "hasnext", "hasnextpage")
-	if hasMoreSent && !hasMore {
-		return true // the server said this is the last page
-	}
-	if next, ok := obj.Get("nexturl", "next", "nextlink", "nextpageurl"); ok {
-		if next.IsObject() {
-			next, _ = jsonx.Fields(next).Get("href", "url")
-		}
-		if s, ok := next.String(); ok && s != "" {
-			if strings.ContainsAny(s, "/?") {
-				r.setNextURL(s)
-			} else {
-				r.NextCursor = s
-			}
-			return true
-		}
-		if n, ok := next.Int(); ok && n > 0 {
-			r.NextPage = n
-			return true
-		}
-	}
-	if c, ok := textField(obj, "nextcursor", "nextpagetoken", "nexttoken"); ok {
-		r.NextCursor = c
-		return true
-	}
-	if c, ok := textField(obj, "cursor", "endcursor", "after"); ok && hasMore {
-		r.NextCursor = c
-		return true
-	}
-	if p, ok := intField(obj, "nextpage"); ok && p > 0 {
-		r.NextPage = p
-		return true
-	}
-	return r.readPageCounters(obj)
-}
-
-// readPageCounters reads page with totalPages, or page with perPage and
-// total.
-func (r *Response) readPageCounters(obj jsonx.Object) bool {
-	page, ok := intField(obj, "page", "currentpage")
-	if !ok || page < 1 {
-		return false
-	}
-	last, ok := intField(obj, "totalpages", "pagecount", "lastpage")
-	if !ok {
-		perPage, ok1 := intField(obj, "perpage", "pagesize", "limit")
-		total, ok2 := intField(obj, "total", "totalcount", "totalitems", "count")
-		if !ok1 || !ok2 || perPage < 1 {
-			return false
-		}
-		last = (total + perPage - 1) / perPage
-	}
-	if page < last {
-		r.NextPage = page + 1
-	}
-	return true
-}
-
-func intField(obj jsonx.Object, names ...string) (int, bool) {
-	v, ok := obj.Get(names...)
-	if !ok {
-		return 0, false
-	}
-	return v.Int()
-}
-
-func boolField(obj jsonx.Object, names ...string) (value, ok bool) {
-	v, ok := obj.Get(names...)
-	if !ok {
-		return false, false
-	}
-	return v.Bool()
-}
-
-// textField returns a non-empty string or number member.
-func textField(obj jsonx.Object, names ...string) (string, bool) {
-	v, ok := obj.Get(names...)
-	if !ok {
-		return "", false
-	}
-	s, ok := v.Text()
-	return s, ok && s != ""
 }
 
 // Page is one page of a list, as the services' Pages methods yield it.

@@ -6,8 +6,6 @@ import (
 	"iter"
 	"net/http"
 	"time"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // Project belongs to a workspace. Fields the SDK does not know are kept in
@@ -31,69 +29,47 @@ func (*Project) jsonNames() (string, string) { return "project", "projects" }
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
 func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
-func (p *Project) setField(d *decoder, key []byte, v jsonx.Value) {
-	switch string(key) {
-	case "id":
-		d.setID(&p.ID, v)
-	case "workspaceid":
-		d.setID(&p.WorkspaceID, v)
-	case "name":
-		d.setString(&p.Name, v)
-	case "domain":
-		d.setString(&p.Domain, v)
-	case "createdat":
-		setTime(&p.CreatedAt, v)
-	case "updatedat":
-		setTime(&p.UpdatedAt, v)
-	}
+func (p *Project) fields(d *decoder) {
+	d.id(&p.ID, "id")
+	d.id(&p.WorkspaceID, "workspaceid")
+	d.str(&p.Name, "name")
+	d.str(&p.Domain, "domain")
+	d.time(&p.CreatedAt, "createdat")
+	d.time(&p.UpdatedAt, "updatedat")
 }
 
 func (p *Project) rawJSON() *rawJSON { return &p.raw }
 
-func (p *Project) reset() { *p = Project{} }
-
 // ProjectCreateRequest is the body of ProjectsService.Create.
 type ProjectCreateRequest struct {
-	Name   string
-	Domain string
+	Name   string `json:"name,omitempty"`
+	Domain string `json:"domain,omitempty"`
 	// Extra holds body fields the SDK does not know. A typed field that is
 	// set wins over an Extra member of the same JSON name.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // MarshalJSON encodes the request as {"name", "domain"} merged with Extra;
 // empty fields are left out.
 func (r ProjectCreateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(nil, r.Extra, stringField("name", r.Name), stringField("domain", r.Domain))
-}
-
-func (r *ProjectCreateRequest) appendJSON(dst []byte) ([]byte, error) {
-	if r == nil {
-		return append(dst, "null"...), nil
-	}
-	return marshalRequest(dst, r.Extra, stringField("name", r.Name), stringField("domain", r.Domain))
+	type fields ProjectCreateRequest
+	return marshalRequest(fields(r), r.Extra)
 }
 
 // ProjectUpdateRequest is the body of ProjectsService.Update. Only the
 // fields that are set (non-nil) are sent; use Ptr to set them.
 type ProjectUpdateRequest struct {
-	Name   *string
-	Domain *string
+	Name   *string `json:"name,omitempty"`
+	Domain *string `json:"domain,omitempty"`
 	// Extra holds body fields the SDK does not know. A typed field that is
 	// set wins over an Extra member of the same JSON name.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // MarshalJSON encodes the fields that are set, merged with Extra.
 func (r ProjectUpdateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(nil, r.Extra, optionalField("name", r.Name), optionalField("domain", r.Domain))
-}
-
-func (r *ProjectUpdateRequest) appendJSON(dst []byte) ([]byte, error) {
-	if r == nil {
-		return append(dst, "null"...), nil
-	}
-	return marshalRequest(dst, r.Extra, optionalField("name", r.Name), optionalField("domain", r.Domain))
+	type fields ProjectUpdateRequest
+	return marshalRequest(fields(r), r.Extra)
 }
 
 // ProjectsService handles the projects of a workspace.

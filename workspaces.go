@@ -6,8 +6,6 @@ import (
 	"iter"
 	"net/http"
 	"time"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // Workspace is the top-level container of projects, members, content plans
@@ -31,41 +29,27 @@ func (*Workspace) jsonNames() (string, string) { return "workspace", "workspaces
 // type is left zero.
 func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(data, w) }
 
-func (w *Workspace) setField(d *decoder, key []byte, v jsonx.Value) {
-	switch string(key) {
-	case "id":
-		d.setID(&w.ID, v)
-	case "name":
-		d.setString(&w.Name, v)
-	case "createdat":
-		setTime(&w.CreatedAt, v)
-	case "updatedat":
-		setTime(&w.UpdatedAt, v)
-	}
+func (w *Workspace) fields(d *decoder) {
+	d.id(&w.ID, "id")
+	d.str(&w.Name, "name")
+	d.time(&w.CreatedAt, "createdat")
+	d.time(&w.UpdatedAt, "updatedat")
 }
 
 func (w *Workspace) rawJSON() *rawJSON { return &w.raw }
 
-func (w *Workspace) reset() { *w = Workspace{} }
-
 // WorkspaceCreateRequest is the body of WorkspacesService.Create.
 type WorkspaceCreateRequest struct {
-	Name string
+	Name string `json:"name,omitempty"`
 	// Extra holds body fields the SDK does not know. A typed field that is
 	// set wins over an Extra member of the same JSON name.
-	Extra map[string]any
+	Extra map[string]any `json:"-"`
 }
 
 // MarshalJSON encodes the request as {"name": ...} merged with Extra.
 func (r WorkspaceCreateRequest) MarshalJSON() ([]byte, error) {
-	return marshalRequest(nil, r.Extra, stringField("name", r.Name))
-}
-
-func (r *WorkspaceCreateRequest) appendJSON(dst []byte) ([]byte, error) {
-	if r == nil {
-		return append(dst, "null"...), nil
-	}
-	return marshalRequest(dst, r.Extra, stringField("name", r.Name))
+	type fields WorkspaceCreateRequest
+	return marshalRequest(fields(r), r.Extra)
 }
 
 // WorkspacesService handles GET and POST /api/workspaces.

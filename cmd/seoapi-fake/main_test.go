@@ -157,6 +157,8 @@ func TestProgram(t *testing.T) {
 		}{
 			{"syntax", "{\"workspaces\": [\n  {\"name\": \"A\",,}\n]}", "line 2, column 17: invalid character ','"},
 			{"type", "{\"workspaces\": [\n  {\"name\": 5}\n]}", "line 2, column 13: field workspaces.name: want string, got JSON number"},
+			{"nested type", "{\"workspaces\": [{\"name\": \"A\"},\n  {\"name\": \"B\", \"projects\": [{\"name\": \"P\", \"competitors\": [{\"name\": true}]}]}\n]}",
+				"line 2, column 73: field workspaces.projects.competitors.name: want string, got JSON bool"},
 			{"unknown field", "{\"workspaces\": [\n  {\"name\": \"A\",\n   \"projects\": [{\"name\": \"P\", \"domian\": \"x\"}]}\n]}", `line 3, column 31: unknown field "domian"`},
 			{"blank name", `{"workspaces": [{"name": "A", "projects": [{"name": " "}]}]}`, "workspaces[0].projects[0].name: required"},
 			{"bad email", `{"workspaces": [{"name": "A", "members": [{"email": "ana"}]}]}`, `workspaces[0].members[0].email: "ana" is not an email address`},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/seoapi/seoapi-go/seoapitest"
@@ -96,11 +97,21 @@ func parseSeed(data []byte) (*seedFile, error) {
 	return &seed, nil
 }
 
+// fieldName is the dotted path of the field e is about, without array
+// indexes: encoding/json puts them in the path on some Go versions
+// (workspaces.0.name) and not on others (workspaces.name), so they are
+// left out and the message reads the same on every Go.
 func fieldName(e *json.UnmarshalTypeError) string {
-	if e.Field == "" {
+	var names []string
+	for name := range strings.SplitSeq(e.Field, ".") {
+		if _, err := strconv.Atoi(name); err != nil && name != "" {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
 		return "(the top level)"
 	}
-	return e.Field
+	return strings.Join(names, ".")
 }
 
 // position turns a byte offset into "line L, column C".

@@ -2,7 +2,6 @@ package jsonx
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-func TestEachField(t *testing.T) {
+func TestReaderObject(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in   string
@@ -31,12 +30,17 @@ func TestEachField(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var keys, vals []string
-		ok := EachField(Value(tt.in), func(k []byte, v Value) bool {
-			keys = append(keys, string(k))
-			vals = append(vals, string(v))
-			return true
-		})
-		assert.Equal(t, tt.ok, ok, tt.in)
+		var r Reader
+		r.Reset([]byte(tt.in))
+		for more := r.ObjectStart(); more; more = r.ObjectNext() {
+			k := string(r.Key())
+			v := r.Value()
+			if v == nil {
+				break
+			}
+			keys, vals = append(keys, k), append(vals, string(v))
+		}
+		assert.Equal(t, tt.ok, r.Done(), tt.in)
 		assert.Equal(t, tt.keys, keys, tt.in)
 		assert.Equal(t, tt.vals, vals, tt.in)
 	}
@@ -49,28 +53,12 @@ func TestNormalizeKeyTooLong(t *testing.T) {
 	assert.Equal(t, "workspaceid", string(NormalizeKey(&buf, []byte("Workspace_ID"))))
 }
 
-func TestEachElement(t *testing.T) {
+func TestDeepNestingIsRefused(t *testing.T) {
 	t.Parallel()
-	var got []string
-	ok := EachElement(Value(`[1, "a,b", {"x":[2,3]}, [ ], null ,true]`), func(v Value) bool {
-		got = append(got, string(v))
-		return true
-	})
-	assert.True(t, ok)
-	assert.Equal(t, []string{"1", `"a,b"`, `{"x":[2,3]}`, "[ ]", "null", "true"}, got)
-	assert.True(t, EachElement(Value(`[]`), func(Value) bool { t.Fatal("no elements"); return true }))
-	assert.False(t, EachElement(Value(`[1 2]`), func(Value) bool { return true }))
-	n := 0
-	assert.True(t, EachElement(Value(`[1,2,3]`), func(Value) bool { n++; return n < 2 }), "stopping early is not a failure")
-	assert.Equal(t, 2, n)
-}
-
-func TestDeepNestingCostsNoStack(t *testing.T) {
-	t.Parallel()
-	deep := `{"a":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `,"b":1}`
-	var keys []string
-	assert.True(t, EachField(Value(deep), func(k []byte, _ Value) bool { keys = append(keys, string(k)); return true }))
-	assert.Equal(t, []string{"a", "b"}, keys)
+	deep := []byte(`{"a":` + strings.Repeat("[", 1_000_000) + strings.Repeat("]", 1_000_000) + `,"b":1}`)
+	assert.False(t, Valid(deep))
+	_, ok := Member(deep, "b")
+	assert.False(t, ok, "a member past the nesting limit is not read")
 }
 
 func TestText(t *testing.T) {
@@ -136,22 +124,24 @@ func TestInt(t *testing.T) {
 	}
 }
 
-func TestListAndObject(t *testing.T) {
+func TestMemberAndFirst(t *testing.T) {
 	t.Parallel()
-	l, ok := List(Value(`{"meta":{},"projects":[1]}`), "projects")
+	obj := Value(`{"Msg":"m","message":"first","message":"dup","code":7,"x":[1}`)
+	v, ok := Member(obj, "message", "msg")
 	assert.True(t, ok)
-	assert.Equal(t, "[1]", string(l))
-	l, ok = List(Value(`{"data":null,"x":[1]}`))
-	assert.True(t, ok)
-	assert.Equal(t, "[]", string(l))
-	_, ok = List(Value(`{"a":[1],"b":[2]}`))
-	assert.False(t, ok, "two arrays and no known key: ambiguous")
-	_, ok = List(Value(`42`))
+	assert.Equal(t, `"first"`, string(v), "the first name wins, and of duplicates the first")
+	v, ok = Member(obj, "code")
+	assert.True(t, ok, "members before invalid JSON are read")
+	assert.Equal(t, "7", string(v))
+	_, ok = Member(obj, "x")
 	assert.False(t, ok)
-
-	assert.Equal(t, `{"id":1}`, string(Single(Value(`{"workspace":{"id":1}}`), "workspace")))
-	assert.Equal(t, `{"id":2,"data":{"id":1}}`, string(Single(Value(`{"id":2,"data":{"id":1}}`))))
-	assert.Equal(t, `{"ok":true}`, string(Single(Value(`{"ok":true}`))))
+	_, ok = Member(Value(`[1]`), "a")
+	assert.False(t, ok)
+	v, ok = First(Value(`[{"a":1},2]`))
+	assert.True(t, ok)
+	assert.Equal(t, `{"a":1}`, string(v))
+	_, ok = First(Value(`[]`))
+	assert.False(t, ok)
 }
 
 func TestTimeExact(t *testing.T) {
@@ -205,7 +195,8 @@ func FuzzValid(f *testing.F) {
 		if got, want := Valid(data), json.Valid(data); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", data, got, want)
 		}
-		r := NewReader(data)
+		var r Reader
+		r.Reset(data)
 		r.Value()
 		if r.Done() != json.Valid(data) {
 			t.Fatalf("Reader on %q: done %v", data, r.Done())
@@ -219,7 +210,8 @@ func TestReaderNestingLimitCountsOuterContainers(t *testing.T) {
 	t.Parallel()
 	for _, inner := range []int{maxDepth - 2, maxDepth - 1} {
 		body := []byte(`[{"a":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + `}]`)
-		r := NewReader(body)
+		var r Reader
+		r.Reset(body)
 		for more := r.ArrayStart(); more; more = r.ArrayNext() {
 			for m := r.ObjectStart(); m; m = r.ObjectNext() {
 				r.Key()
@@ -230,52 +222,7 @@ func TestReaderNestingLimitCountsOuterContainers(t *testing.T) {
 	}
 }
 
-func TestCountElements(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		list        string
-		limit, want int
-	}{
-		{`[]`, 5, 0},
-		{` [ ] `, 5, 0},
-		{`[1,"a",{"b":[1,2]},[3,4],null]`, 10, 5},
-		{`[1,2,3,4,5,6]`, 3, 4}, // counts no further than limit+1
-		{`[1,2,3]`, 3, 3},
-		{`{"a":[1]}`, 3, 0},
-	}
-	for _, tt := range tests {
-		if got := CountElements(Value(tt.list), tt.limit); got != tt.want {
-			t.Errorf("CountElements(%s, %d) = %d, want %d", tt.list, tt.limit, got, tt.want)
-		}
-	}
-}
-
-func TestFieldsIndexesAtMostMaxFields(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	b.WriteString(`{"next":"c"`)
-	for i := range 2 * MaxFields {
-		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
-	}
-	b.WriteString(`,"late":1}`)
-	o := Fields(Value(b.String()))
-	if len(o) != MaxFields {
-		t.Fatalf("%d keys indexed, want %d", len(o), MaxFields)
-	}
-	if v, ok := o.Get("next"); !ok || string(v) != `"c"` {
-		t.Fatalf("next = %s, %v", v, ok)
-	}
-	if _, ok := o.Get("late"); ok {
-		t.Fatal("a member past MaxFields was indexed")
-	}
-	// Duplicates do not count toward the limit.
-	dup := Fields(Value(`{"a":1,"a":2,"A":3,"b":4}`))
-	if len(dup) != 2 || string(dup["a"]) != "1" {
-		t.Fatalf("%v", dup)
-	}
-}
-
-// FuzzString holds String, AppendString and StringLen to encoding/json's
+// FuzzString holds String, StringLen and WriteString to encoding/json's
 // decoding of a JSON string, invalid UTF-8 and surrogates included.
 func FuzzString(f *testing.F) {
 	for _, seed := range []string{
@@ -298,9 +245,9 @@ func FuzzString(f *testing.F) {
 		if ok != wantOK || n != len(want) {
 			t.Fatalf("StringLen(%q) = %d, %v; want %d, %v", in, n, ok, len(want), wantOK)
 		}
-		app, ok := Value(in).AppendString([]byte("x"))
-		if ok != wantOK || (ok && string(app) != "x"+want) || (!ok && string(app) != "x") {
-			t.Fatalf("AppendString(%q) = %q, %v", in, app, ok)
+		var b strings.Builder
+		if ok := Value(in).WriteString(&b); ok != wantOK || (ok && b.String() != want) {
+			t.Fatalf("WriteString(%q) = %q, %v", in, b.String(), ok)
 		}
 	})
 }

@@ -64,29 +64,27 @@ type decimal struct {
 // buffer only ever lie past the nanosecond and are dropped.
 func parseDecimal(v []byte) (decimal, bool) {
 	var d decimal
-	i := 0
-	if v[0] == '-' {
-		d.neg = true
-		i++
+	d.neg = v[0] == '-'
+	mantissa, exponent, hasExp := bytes.Cut(bytes.TrimPrefix(v, []byte("-")), []byte("e"))
+	if !hasExp {
+		mantissa, exponent, hasExp = bytes.Cut(mantissa, []byte("E"))
 	}
-	for ; i < len(v) && isDigit(v[i]); i++ {
-		if v[i] == '0' && d.n == 0 {
-			continue // the integer part's leading zero
-		}
-		d.add(v[i])
-		d.point++
-	}
-	if i < len(v) && v[i] == '.' {
-		for i++; i < len(v) && isDigit(v[i]); i++ {
-			if v[i] == '0' && d.n == 0 {
-				d.point--
-				continue
-			}
-			d.add(v[i])
+	whole, fraction, _ := bytes.Cut(mantissa, []byte("."))
+	for _, c := range whole {
+		if c != '0' || d.n > 0 { // the whole part's leading zero is dropped
+			d.add(c)
+			d.point++
 		}
 	}
-	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
-		exp, ok := parseExponent(v[i+1:])
+	for _, c := range fraction {
+		if c == '0' && d.n == 0 {
+			d.point--
+		} else {
+			d.add(c)
+		}
+	}
+	if hasExp {
+		exp, ok := parseExponent(exponent)
 		if !ok {
 			return d, false
 		}
@@ -157,5 +155,3 @@ func parseExponent(b []byte) (int, bool) {
 	}
 	return exp, true
 }
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -1,0 +1,262 @@
+package jsonx
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Value is the raw text of one JSON value, without surrounding white space.
+type Value []byte
+
+// Kind reports the first byte of the value: '{', '[', '"', 't', 'f', 'n',
+// a digit or '-' for numbers, or 0 for an empty value.
+func (v Value) Kind() byte {
+	if len(v) == 0 {
+		return 0
+	}
+	return v[0]
+}
+
+// IsObject reports whether v is a JSON object.
+func (v Value) IsObject() bool { return v.Kind() == '{' }
+
+// maxKey is the longest key that is normalised for matching; longer keys
+// never name a typed field.
+const maxKey = 64
+
+// NormalizeKey writes key into buf lower-cased, without '_' and '-', so that
+// "createdAt", "created_at" and "CreatedAt" all read "createdat". It returns
+// nil when the key is too long to name any known field.
+func NormalizeKey(buf *[maxKey]byte, key []byte) []byte {
+	n := 0
+	for _, c := range key {
+		switch {
+		case c == '_' || c == '-':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		if n == len(buf) {
+			return nil
+		}
+		buf[n] = c
+		n++
+	}
+	return buf[:n]
+}
+
+// Member returns the value of the first of names (normalised) that the
+// object v holds, and of duplicate keys the first. It reads v as far as it
+// is valid, so it also serves bodies read best-effort, such as error
+// bodies.
+func Member(v Value, names ...string) (Value, bool) {
+	var r Reader
+	r.Reset(v)
+	var found Value
+	rank := len(names)
+	for more := r.ObjectStart(); more; more = r.ObjectNext() {
+		key := r.Key()
+		val := r.Value()
+		for i, name := range names[:rank] {
+			if string(key) == name && val != nil {
+				found, rank = val, i
+				break
+			}
+		}
+	}
+	return found, found != nil
+}
+
+// First returns the first element of the array v.
+func First(v Value) (Value, bool) {
+	var r Reader
+	r.Reset(v)
+	if !r.ArrayStart() {
+		return nil, false
+	}
+	val := r.Value()
+	return val, val != nil
+}
+
+// String returns v as a Go string when it is a JSON string, decoded as
+// encoding/json decodes it (invalid UTF-8 and lone surrogates become
+// U+FFFD), in one allocation of its length.
+func (v Value) String() (string, bool) {
+	n, ok := v.StringLen()
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(n)
+	v.WriteString(&b)
+	return b.String(), true
+}
+
+// StringLen returns the length of what String returns, without
+// allocating, and whether v is a JSON string. Escapes make a string
+// shorter than its JSON text; only invalid UTF-8 makes it longer, each
+// invalid byte becoming the three bytes of U+FFFD.
+func (v Value) StringLen() (int, bool) {
+	inner, ok := v.content()
+	if !ok || plain(inner) {
+		return len(inner), ok
+	}
+	n := 0
+	if !unquote(inner, func(b []byte) { n += len(b) }, func(r rune) { n += utf8.RuneLen(r) }) {
+		return 0, false
+	}
+	return n, true
+}
+
+// WriteString writes what String returns to b, reporting false when v is
+// not a valid JSON string.
+func (v Value) WriteString(b *strings.Builder) bool {
+	inner, ok := v.content()
+	if ok && plain(inner) {
+		b.Write(inner)
+		return true
+	}
+	return ok && unquote(inner, func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
+}
+
+// content returns the text between a JSON string's quotes.
+func (v Value) content() ([]byte, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return nil, false
+	}
+	return v[1 : len(v)-1], true
+}
+
+// plain reports whether the content of a JSON string is its own decoding:
+// no escapes, no control characters, valid UTF-8.
+func plain(b []byte) bool {
+	return nextSpecial(b, 0) == len(b) && utf8.Valid(b)
+}
+
+// Text returns v as a string when it is a JSON string, and the exact text
+// of v when it is a JSON number, so that numeric IDs never pass through a
+// float (12345678901234567 stays exact).
+func (v Value) Text() (string, bool) {
+	if v.Kind() == '"' {
+		return v.String()
+	}
+	if len(v) > 0 && scanNumber(v, 0) == len(v) {
+		return string(v), true
+	}
+	return "", false
+}
+
+// Int returns v as an int when it is a JSON number holding a whole number
+// that fits, or a JSON string holding one.
+func (v Value) Int() (int, bool) {
+	text, ok := v.Text()
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(text)
+	return n, err == nil
+}
+
+// Bool returns v as a bool when it is true or false.
+func (v Value) Bool() (value, ok bool) {
+	switch string(v) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	return false, false
+}
+
+// unquote reads the content s of a JSON string (without its quotes),
+// handing each decoded piece to emit, a byte slice or a rune, and reports
+// false when s is not a valid JSON string's content.
+func unquote(s []byte, emitBytes func([]byte), emitRune func(rune)) bool {
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case c == '\\':
+			n, r := unescape(s, i)
+			if n == 0 {
+				return false
+			}
+			emitRune(r)
+			i += n
+		case c == '"' || c < 0x20:
+			return false
+		case c < utf8.RuneSelf:
+			j := i + 1
+			for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
+				j++
+			}
+			emitBytes(s[i:j])
+			i = j
+		default:
+			r, size := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				emitRune(unicode.ReplacementChar)
+			} else {
+				emitBytes(s[i : i+size])
+			}
+			i += size
+		}
+	}
+	return true
+}
+
+// unescape decodes the escape at s[i], returning its length (0 when it is
+// malformed) and its rune; a lone surrogate is U+FFFD.
+func unescape(s []byte, i int) (int, rune) {
+	if i+1 >= len(s) {
+		return 0, 0
+	}
+	if j := strings.IndexByte(`"\/bfnrt`, s[i+1]); j >= 0 {
+		return 2, rune("\"\\/\b\f\n\r\t"[j])
+	}
+	r := hex4(s, i+2)
+	switch {
+	case s[i+1] != 'u' || r < 0:
+		return 0, 0
+	case !utf16.IsSurrogate(r):
+		return 6, r
+	}
+	if i+7 < len(s) && s[i+6] == '\\' && s[i+7] == 'u' {
+		if dec := utf16.DecodeRune(r, hex4(s, i+8)); dec != unicode.ReplacementChar {
+			return 12, dec
+		}
+	}
+	return 6, unicode.ReplacementChar
+}
+
+// hex4 returns the value of the four hex digits at s[i:], or -1.
+func hex4(s []byte, i int) rune {
+	if i < 0 || len(s)-i < 4 {
+		return -1
+	}
+	var r rune
+	for _, c := range s[i : i+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// appendUnquoted appends the decoded content s of a JSON string to dst,
+// reporting false when s is not valid.
+func appendUnquoted(dst, s []byte) ([]byte, bool) {
+	ok := unquote(s,
+		func(b []byte) { dst = append(dst, b...) },
+		func(r rune) { dst = utf8.AppendRune(dst, r) })
+	return dst, ok
+}
