@@ -88,27 +88,6 @@ func defaultMaxItems(n int, maxBytes int64) int {
 	return int(max(1, min(maxBytes/bytesPerItem, math.MaxInt)))
 }
 
-// WithMaxItems caps how many elements the SDK decodes from one list
-// response (one page); a 2xx list with more fails the call with
-// ErrUnexpectedResponse. It fails NewClient with ErrInvalidArgument when n
-// is not positive. The default is one item per 128 bytes of the response
-// cap (WithMaxResponseBytes): 262 144 at the default 32 MiB, 8 192 at
-// 1 MiB. With it, whatever a 2xx body holds, a call that decodes into the
-// SDK's types allocates at most 4 times the response cap in all (see
-// docs/decoding.md); a larger n lets a list of small items take more. The
-// limit counts the resources of a list (null elements, skipped, do not
-// count), and the elements of a list that Client.Do decodes into a
-// caller's own slice type, before encoding/json decodes them.
-func WithMaxItems(n int) Option {
-	return func(cfg *clientConfig) {
-		if n <= 0 {
-			cfg.reject("WithMaxItems: %d is not positive", n)
-			return
-		}
-		cfg.maxItems = n
-	}
-}
-
 // ctxCheckEvery is how many list elements or object members the decoder
 // reads between two looks at the call's context.
 const ctxCheckEvery = 1024

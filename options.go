@@ -133,3 +133,113 @@ func WithObserver(o Observer) Option {
 		cfg.observers = append(cfg.observers, o)
 	}
 }
+
+// WithMaxItems caps how many elements the SDK decodes from one list
+// response (one page); a 2xx list with more fails the call with
+// ErrUnexpectedResponse. It fails NewClient with ErrInvalidArgument when n
+// is not positive. The default is one item per 128 bytes of the response
+// cap (WithMaxResponseBytes): 262 144 at the default 32 MiB, 8 192 at
+// 1 MiB. With it, whatever a 2xx body holds, a call that decodes into the
+// SDK's types allocates at most 4 times the response cap in all (see
+// docs/decoding.md); a larger n lets a list of small items take more. The
+// limit counts the resources of a list (null elements, skipped, do not
+// count), and the elements of a list that Client.Do decodes into a
+// caller's own slice type, before encoding/json decodes them.
+func WithMaxItems(n int) Option {
+	return func(cfg *clientConfig) {
+		if n <= 0 {
+			cfg.reject("WithMaxItems: %d is not positive", n)
+			return
+		}
+		cfg.maxItems = n
+	}
+}
+
+// rateLimitConfig is what the limiter options chose.
+type rateLimitConfig struct {
+	limiter            Limiter // from WithLimiter
+	perHour, perSecond int
+	limits, off        bool          // WithRateLimit, WithoutRateLimit given
+	reserve            windowReserve // from WithReserve
+}
+
+func defaultRateLimitConfig() rateLimitConfig {
+	return rateLimitConfig{perHour: DefaultRequestsPerHour, perSecond: DefaultRequestsPerSecond}
+}
+
+// check refuses options that contradict each other, whatever their order,
+// and a reserve the client's limiter cannot keep.
+func (rl *rateLimitConfig) check() error {
+	if rl.limiter != nil && (rl.limits || rl.off) || rl.limits && rl.off {
+		return invalidArgument("conflicting limiter options: give one of WithLimiter, WithRateLimit and WithoutRateLimit")
+	}
+	r, perHour, perSecond, of := rl.reserve, rl.perHour, rl.perSecond, "the client's limits (WithRateLimit)"
+	if r == (windowReserve{}) {
+		return nil
+	}
+	switch l := rl.limiter.(type) {
+	case *windowLimiter:
+		perHour, perSecond, of = l.hour.size, l.second.size, "the shared limiter's limits (NewLimiter)"
+	case nil:
+		if rl.off {
+			return invalidArgument("WithReserve(%d, %d): the client-side limiter is off (WithoutRateLimit)", r.perHour, r.perSecond)
+		}
+	default:
+		return invalidArgument("WithReserve(%d, %d): the Limiter given with WithLimiter (%T) is not the built-in one (NewLimiter); use that limiter's own reserve (such as redislimit.WithReserve)", r.perHour, r.perSecond, l)
+	}
+	if r.perHour >= perHour || r.perSecond >= perSecond {
+		return invalidArgument("WithReserve(%d, %d): a reserve must be smaller than %s, %d an hour and %d a second", r.perHour, r.perSecond, of, perHour, perSecond)
+	}
+	return nil
+}
+
+// WithRateLimit sets the built-in limiter's limits: at most perHour
+// requests in any rolling hour and perSecond in any rolling second. The
+// default is the published 10 000 an hour and 50 a second. It excludes
+// WithLimiter and WithoutRateLimit.
+func WithRateLimit(perHour, perSecond int) Option {
+	return func(cfg *clientConfig) {
+		if perHour <= 0 || perSecond <= 0 {
+			cfg.reject("WithRateLimit(%d, %d): limits must be positive", perHour, perSecond)
+		}
+		cfg.rateLimit.perHour, cfg.rateLimit.perSecond, cfg.rateLimit.limits = perHour, perSecond, true
+	}
+}
+
+// WithLimiter replaces the built-in limiter with l, for example one shared
+// by every client of the same key (NewLimiter) or a fleet's. The server's
+// hold is told to l when it is a FeedbackLimiter, and otherwise kept by
+// the client itself. WithLimiter, WithRateLimit and WithoutRateLimit
+// exclude each other: two of them fail NewClient with ErrInvalidArgument.
+func WithLimiter(l Limiter) Option {
+	return func(cfg *clientConfig) {
+		if l == nil {
+			cfg.reject("WithLimiter: nil Limiter")
+		}
+		cfg.rateLimit.limiter = l
+	}
+}
+
+// WithoutRateLimit turns the client-side limiter off. The server's hold
+// (a rate-limit Remaining of 0, Retry-After on a 429) is still kept. It
+// excludes WithLimiter and WithRateLimit.
+func WithoutRateLimit() Option {
+	return func(cfg *clientConfig) { cfg.rateLimit.off = true }
+}
+
+// WithReserve makes this client leave perHour requests of the rolling
+// hour and perSecond of the rolling second to the other clients sharing
+// its limiter (NewLimiter), for batch work beside a service on the same
+// key: a request goes only while, after it, that many slots stay free.
+// Otherwise it waits, without keeping the others waiting, or fails at
+// once with ErrRateLimited when the wait is longer than the max wait. A
+// negative value, a reserve as large as the limit, WithoutRateLimit, or a
+// Limiter other than NewLimiter's fails NewClient with ErrInvalidArgument.
+func WithReserve(perHour, perSecond int) Option {
+	return func(cfg *clientConfig) {
+		if perHour < 0 || perSecond < 0 {
+			cfg.reject("WithReserve(%d, %d): a reserve cannot be negative", perHour, perSecond)
+		}
+		cfg.rateLimit.reserve = windowReserve{perHour: perHour, perSecond: perSecond}
+	}
+}
