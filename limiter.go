@@ -143,10 +143,6 @@ type builtinLimiter struct {
 	keep windowReserve
 }
 
-func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	return l.take(ctx, maxWait, rec, l.keep)
-}
-
 // otherLimiter is a Limiter from outside the core, or none. The client
 // keeps the server's hold, unless the Limiter is a FeedbackLimiter.
 type otherLimiter struct {
@@ -160,7 +156,7 @@ type otherLimiter struct {
 // is a SlotLimiter), which reads the client's max wait from the context.
 func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if l.fleet == nil {
-		if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now, sleep); err != nil {
+		if err := l.hold.wait(ctx, maxWaitLimit{client: maxWait}, rec, l.now, sleep); err != nil {
 			return slotTicket{}, err
 		}
 	}

@@ -52,7 +52,7 @@ func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() 
 // request (see NewLimiter). Its answer is never heard of: the request
 // counts from its release, with a wider guard.
 func (l *windowLimiter) Wait(ctx context.Context) error {
-	t, err := l.take(ctx, clientMaxWait(ctx), nil, windowReserve{})
+	t, err := builtinLimiter{windowLimiter: l}.acquire(ctx, clientMaxWait(ctx), nil)
 	l.recount(t, t.sent, releaseGuard, true)
 	return err
 }
@@ -60,7 +60,7 @@ func (l *windowLimiter) Wait(ctx context.Context) error {
 // Acquire waits as Wait does; after answered, the request counts for a
 // second more (see SlotLimiter).
 func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
-	t, err := l.take(ctx, clientMaxWait(ctx), nil, windowReserve{})
+	t, err := builtinLimiter{windowLimiter: l}.acquire(ctx, clientMaxWait(ctx), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -117,18 +117,22 @@ func (l *windowLimiter) recount(t slotTicket, counted time.Time, guard time.Dura
 	}
 }
 
-// take waits for the server's hold, then for the windows, leaving keep
-// free (WithReserve). Held back by keep, it sleeps without a place in
-// line and looks again. A wait that ends early gives its slots back.
-func (l *windowLimiter) take(ctx context.Context, maxWait time.Duration, rec *waitRecords, keep windowReserve) (slotTicket, error) {
-	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
+// acquire waits for the server's hold, then for the windows, leaving
+// l.keep free (WithReserve). Held back by the reserve, it sleeps without a
+// place in line and looks again. A wait that ends early gives its slots
+// back.
+func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	limit := maxWaitLimit{client: maxWait, own: l.maxWait, ownName: "NewLimiter"}
+	if err := ctx.Err(); err != nil {
+		return slotTicket{}, err
+	}
 	if err := l.hold.wait(ctx, limit, rec, l.now, l.sleep); err != nil {
 		return slotTicket{}, err
 	}
 	start := l.now()
 	slept := false
 	for {
-		t, d, level, err := l.reserve(ctx, limit, keep, start)
+		t, d, level, err := l.reserve(ctx, limit, l.keep, start)
 		if err == nil && d > 0 {
 			err, slept = l.sleep(ctx, d), true
 		}
@@ -161,16 +165,15 @@ func (l *windowLimiter) reserve(ctx context.Context, limit maxWaitLimit, keep wi
 	if keep != (windowReserve{}) {
 		kept, keptLevel = l.earliest(at, keep)
 	}
-	reason := levelReason(keptLevel)
-	if kept > release {
-		reason += " keeping the reserve (WithReserve)"
-	}
-	wait := kept - at
-	if wait > 0 {
-		wait += now.Sub(start) // the whole wait, from the first look
-	}
-	if err := limit.check(ctx, wait, start, reason); err != nil {
-		return slotTicket{}, 0, keptLevel, err
+	if wait := kept - at; wait > 0 {
+		reason := levelReason(keptLevel)
+		if kept > release {
+			reason += " keeping the reserve (WithReserve)"
+		}
+		// The whole wait counts, from the first look.
+		if err := limit.check(ctx, wait+now.Sub(start), start, reason); err != nil {
+			return slotTicket{}, 0, keptLevel, err
+		}
 	}
 	if kept > release {
 		return slotTicket{}, kept - at, keptLevel, nil
