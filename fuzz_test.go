@@ -144,7 +144,7 @@ func FuzzRateHeaders(f *testing.F) {
 			h.Set(prefix+"Remaining", remaining)
 			h.Set(prefix+"Reset", reset)
 			h.Set("Retry-After", after)
-			_ = parseRate(h, now)
+			_ = readRateHeaders(h, now)
 			if d, ok := retryAfter(h, now); ok && d < 0 {
 				t.Fatalf("negative wait %s", d)
 			}

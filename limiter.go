@@ -126,10 +126,10 @@ type attemptLimiter interface {
 func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter {
 	switch l := cfg.limiter.(type) {
 	case *windowLimiter:
-		return builtinLimiter{l, cfg.reserve}
+		return builtinLimiter{windowLimiter: l, keep: cfg.reserve}
 	case nil:
 		if !cfg.off {
-			return builtinLimiter{newWindowLimiter(cfg.perHour, cfg.perSecond, 0, now), cfg.reserve}
+			return builtinLimiter{windowLimiter: newWindowLimiter(cfg.perHour, cfg.perSecond, 0, now), keep: cfg.reserve}
 		}
 	}
 	l := &otherLimiter{inner: cfg.limiter, now: now}
@@ -141,10 +141,9 @@ func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter
 type builtinLimiter struct {
 	*windowLimiter
 	keep windowReserve
-}
-
-func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	return l.take(ctx, maxWait, rec, l.keep)
+	// unheard is set for Wait, whose answers are never heard of: each
+	// request counts in the second from its release, with a wider guard.
+	unheard bool
 }
 
 // otherLimiter is a Limiter from outside the core, or none. The client
@@ -160,7 +159,7 @@ type otherLimiter struct {
 // is a SlotLimiter), which reads the client's max wait from the context.
 func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if l.fleet == nil {
-		if err := l.hold.wait(ctx, effectiveMaxWait(maxWait, 0, ""), rec, l.now, sleep); err != nil {
+		if err := l.hold.wait(ctx, maxWaitLimit{client: maxWait}, rec, l.now, sleep); err != nil {
 			return slotTicket{}, err
 		}
 	}

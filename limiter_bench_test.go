@@ -87,7 +87,7 @@ func BenchmarkReserveTurn(b *testing.B) {
 		b.Run(fmt.Sprintf("reserve=%d,%d", keep.perHour, keep.perSecond), func(b *testing.B) {
 			t := time.Now()
 			now := func() time.Time { t = t.Add(time.Second); return t }
-			var lim attemptLimiter = builtinLimiter{newWindowLimiter(DefaultRequestsPerHour, DefaultRequestsPerSecond, DefaultMaxWait, now), keep}
+			var lim attemptLimiter = builtinLimiter{windowLimiter: newWindowLimiter(DefaultRequestsPerHour, DefaultRequestsPerSecond, DefaultMaxWait, now), keep: keep}
 			b.ReportAllocs()
 			for b.Loop() {
 				if err := turn(lim, context.Background(), DefaultMaxWait, nil); err != nil {

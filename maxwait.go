@@ -27,7 +27,7 @@ func RefuseWait(d time.Duration, reason string) *APIError {
 // limiter's own, when that is positive and smaller. reason names the
 // limit that asked for the wait, such as "fleet limit".
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
-	return effectiveMaxWait(clientMaxWait(ctx), maxWait, "the limiter's own").check(ctx, d, time.Now(), reason)
+	return maxWaitLimit{client: clientMaxWait(ctx), own: maxWait, ownName: "the limiter's own"}.check(ctx, d, time.Now(), reason)
 }
 
 // maxWaitKey is the context key of the calling client's max wait.
@@ -48,21 +48,12 @@ func clientMaxWait(ctx context.Context) time.Duration {
 	return DefaultMaxWait
 }
 
-// maxWaitLimit is the max wait that applies to one wait, and the name of
-// the setting it comes from, for the error.
+// maxWaitLimit is the max wait that applies to one wait: the smaller of
+// the client's and a limiter's own (named ownName; 0: none). On a tie the
+// client's setting is named: it is the one users set.
 type maxWaitLimit struct {
-	d    time.Duration
-	name string
-}
-
-// effectiveMaxWait returns the smaller of the client's max wait and a
-// limiter's own (named ownName; 0: none). On a tie the client's setting is
-// named: it is the one users set.
-func effectiveMaxWait(client, own time.Duration, ownName string) maxWaitLimit {
-	if own > 0 && own < client {
-		return maxWaitLimit{d: own, name: ownName}
-	}
-	return maxWaitLimit{d: client, name: "WithMaxWait"}
+	client, own time.Duration
+	ownName     string
 }
 
 // check refuses a wait of d from now that is longer than the limit or
@@ -71,8 +62,12 @@ func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time,
 	if d <= 0 {
 		return ctx.Err()
 	}
-	if d > m.d {
-		return RefuseWait(d, reason+": wait of "+d.String()+" exceeds the max wait of "+m.d.String()+" ("+m.name+")")
+	limit, name := m.client, "WithMaxWait"
+	if m.own > 0 && m.own < m.client {
+		limit, name = m.own, m.ownName
+	}
+	if d > limit {
+		return RefuseWait(d, reason+": wait of "+d.String()+" exceeds the max wait of "+limit.String()+" ("+name+")")
 	}
 	if deadline, ok := ctx.Deadline(); ok && now.Add(d).After(deadline) {
 		return RefuseWait(d, reason+": wait of "+d.String()+" would end after the context's deadline")

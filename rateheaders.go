@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"math"
 	"net/http"
 	"strconv"
@@ -15,29 +16,62 @@ type Rate struct {
 	Reset     time.Time // when the window resets; zero when not sent
 }
 
-// exhausted reports whether the server said no requests remain until a
-// reset still ahead.
-func (r Rate) exhausted(now time.Time) bool {
-	return r.Remaining <= 0 && r.Reset.After(now)
+// rateHeaders is what a response's headers say about the rate limit and
+// the request, read once per response.
+type rateHeaders struct {
+	rate          Rate
+	exhausted     bool // no requests remain until a reset still ahead
+	retryAfter    time.Duration
+	hasRetryAfter bool
+	// wait is how long the server asked the client to wait, when asked:
+	// Retry-After, else the reset of an exhausted rate limit.
+	wait      time.Duration
+	asked     bool
+	requestID string
 }
 
-// rateHeaderNames are the names parseRate reads, spelled canonically so
-// that reading them builds no strings.
+// rateHeaderNames are the rate-limit headers, with and without the X-
+// prefix, spelled canonically so that reading them builds no strings.
 var rateHeaderNames = [...][3]string{
 	{"X-Ratelimit-Remaining", "X-Ratelimit-Limit", "X-Ratelimit-Reset"},
 	{"Ratelimit-Remaining", "Ratelimit-Limit", "Ratelimit-Reset"},
 }
 
-// parseRate reads X-RateLimit-Remaining, -Limit and -Reset, or the same
-// without the X- prefix.
-func parseRate(h http.Header, now time.Time) Rate {
+// readRateHeaders reads h, whose values are already cleaned of the key.
+// A reset is seconds from now, or a Unix time when it is more than a
+// billion seconds (no window is 31 years long); one beyond 1e12 seconds
+// or negative is ignored.
+func readRateHeaders(h http.Header, now time.Time) rateHeaders {
+	r := rateHeaders{requestID: cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"))}
 	for _, names := range rateHeaderNames {
-		if remaining, ok := headerInt(h, names[0]); ok {
-			limit, _ := headerInt(h, names[1])
-			return Rate{Limit: limit, Remaining: remaining, Reset: parseReset(h.Get(names[2]), now)}
+		remaining, ok := headerInt(h, names[0])
+		if !ok {
+			continue
 		}
+		r.rate.Remaining = remaining
+		r.rate.Limit, _ = headerInt(h, names[1])
+		reset, err := strconv.ParseFloat(strings.TrimSpace(h.Get(names[2])), 64)
+		switch {
+		case err != nil || !(reset >= 0 && reset <= 1e12):
+		case reset > 1e9:
+			sec, frac := math.Modf(reset)
+			r.rate.Reset = time.Unix(int64(sec), int64(frac*1e9))
+		default: // the monotonic reading is for comparisons, not for a printed Reset
+			r.rate.Reset = now.Add(time.Duration(reset * float64(time.Second))).Round(0)
+		}
+		break
 	}
-	return Rate{}
+	r.exhausted = r.rate.Remaining <= 0 && r.rate.Reset.After(now)
+	if v := h.Get("Retry-After"); v != "" {
+		r.retryAfter, r.hasRetryAfter = parseRetryAfter(v, now)
+	}
+	switch {
+	case r.hasRetryAfter:
+		r.wait, r.asked = r.retryAfter, true
+	case r.exhausted:
+		r.wait, r.asked = r.rate.Reset.Sub(now), true
+	}
+	return r
 }
 
 // headerInt reads an integer header; of a structured-field value such as
@@ -49,32 +83,15 @@ func headerInt(h http.Header, key string) (int, bool) {
 	return n, err == nil
 }
 
-// parseReset reads a reset as seconds from now, or as a Unix time when it
-// is more than a billion seconds (no window is 31 years long).
-func parseReset(v string, now time.Time) time.Time {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	switch {
-	case err != nil || f < 0 || f > 1e12 || math.IsNaN(f): // 1e12: beyond the year 33658
-		return time.Time{}
-	case f > 1e9:
-		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(frac*1e9))
-	}
-	return now.Add(time.Duration(f * float64(time.Second)))
-}
-
 // parseRetryAfter reads a Retry-After value: seconds (a fraction is
 // accepted) or an HTTP date; a date in the past is 0. A number of seconds
 // too large for a time.Duration is the largest one, so that a caller
 // refuses it as too long instead of ignoring it.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
 		switch {
-		case secs < 0 || math.IsNaN(secs):
+		case !(secs >= 0): // negative or NaN
 			return 0, false
 		case secs >= math.MaxInt64/float64(time.Second):
 			return math.MaxInt64, true
@@ -85,4 +102,20 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// hold is what the response tells the limiter: a 429 with Retry-After, or
+// no requests remaining until a reset still ahead, asks for a hold (never
+// longer than maxHold); requests remaining, on any other status, lift a
+// hold. ok is false when the response said nothing of the kind.
+func (r *rateHeaders) hold(status int, now time.Time) (f RateFeedback, ok bool) {
+	switch {
+	case status == http.StatusTooManyRequests && r.hasRetryAfter && r.retryAfter > 0:
+		return RateFeedback{Hold: min(r.retryAfter, maxHold)}, true
+	case r.exhausted:
+		return RateFeedback{Hold: min(r.rate.Reset.Sub(now), maxHold)}, true
+	case r.rate.Remaining > 0 && status != http.StatusTooManyRequests:
+		return RateFeedback{Lift: true}, true
+	}
+	return RateFeedback{}, false
 }

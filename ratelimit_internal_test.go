@@ -103,7 +103,7 @@ func TestWindowLimiterNeverMoreThanLimitInAnyHour(t *testing.T) {
 	}
 }
 
-func TestParseRate(t *testing.T) {
+func TestReadRateHeaders(t *testing.T) {
 	t.Parallel()
 	now := time.Unix(1_700_000_000, 0)
 	tests := []struct {
@@ -124,7 +124,7 @@ func TestParseRate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got := parseRate(tt.header, now)
+			got := readRateHeaders(tt.header, now).rate
 			assert.Equal(t, tt.want.Limit, got.Limit)
 			assert.Equal(t, tt.want.Remaining, got.Remaining)
 			assert.True(t, tt.want.Reset.Equal(got.Reset), "reset %v, want %v", got.Reset, tt.want.Reset)

@@ -106,7 +106,7 @@ func TestReserveIsExact(t *testing.T) {
 					keep = tt.keep
 				}
 				at := clk.now().Sub(l.origin)
-				ticket, err := builtinLimiter{l, keep}.acquire(context.Background(), 100*time.Hour, nil)
+				ticket, err := builtinLimiter{windowLimiter: l, keep: keep}.acquire(context.Background(), 100*time.Hour, nil)
 				require.NoError(t, err)
 				release := clk.now().Sub(l.origin)
 
@@ -262,7 +262,7 @@ func TestReserveWaitKeepsALaterHold(t *testing.T) {
 		return nil
 	}
 	var rec waitRecords
-	_, err = builtinLimiter{l, windowReserve{perSecond: 1}}.acquire(context.Background(), time.Minute, &rec)
+	_, err = builtinLimiter{windowLimiter: l, keep: windowReserve{perSecond: 1}}.acquire(context.Background(), time.Minute, &rec)
 	require.ErrorIs(t, err, ErrRateLimited)
 	assert.Contains(t, err.Error(), "server rate limit")
 	wait := secondSpan

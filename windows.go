@@ -52,15 +52,14 @@ func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() 
 // request (see NewLimiter). Its answer is never heard of: the request
 // counts from its release, with a wider guard.
 func (l *windowLimiter) Wait(ctx context.Context) error {
-	t, err := l.take(ctx, clientMaxWait(ctx), nil, windowReserve{})
-	l.recount(t, t.sent, releaseGuard, true)
+	_, err := builtinLimiter{windowLimiter: l, unheard: true}.acquire(ctx, clientMaxWait(ctx), nil)
 	return err
 }
 
 // Acquire waits as Wait does; after answered, the request counts for a
 // second more (see SlotLimiter).
 func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
-	t, err := l.take(ctx, clientMaxWait(ctx), nil, windowReserve{})
+	t, err := builtinLimiter{windowLimiter: l}.acquire(ctx, clientMaxWait(ctx), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -95,18 +94,13 @@ func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 // it by now); later, when it failed (it may arrive until release +
 // maxTransit, or arrived just before the failure). See docs/limiter.md.
 func (l *windowLimiter) done(t slotTicket, answered bool) {
-	l.recount(t, l.now(), secondGuard, answered)
-}
-
-// recount is done for a request counted at counted.
-func (l *windowLimiter) recount(t slotTicket, counted time.Time, guard time.Duration, answered bool) {
 	if t.id == 0 {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	taken := slot{frees: t.sent.Sub(l.origin) + secondSpan, id: t.id}
-	frees := counted.Sub(l.origin) + time.Second + guard
+	frees := l.now().Sub(l.origin) + time.Second + secondGuard
 	if answered {
 		frees = min(frees, taken.frees)
 	} else {
@@ -117,18 +111,26 @@ func (l *windowLimiter) recount(t slotTicket, counted time.Time, guard time.Dura
 	}
 }
 
-// take waits for the server's hold, then for the windows, leaving keep
-// free (WithReserve). Held back by keep, it sleeps without a place in
-// line and looks again. A wait that ends early gives its slots back.
-func (l *windowLimiter) take(ctx context.Context, maxWait time.Duration, rec *waitRecords, keep windowReserve) (slotTicket, error) {
-	limit := effectiveMaxWait(maxWait, l.maxWait, "NewLimiter")
+// acquire waits for the server's hold, then for the windows, leaving
+// l.keep free (WithReserve). Held back by the reserve, it sleeps without a
+// place in line and looks again. A wait that ends early gives its slots
+// back.
+func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
+	limit := maxWaitLimit{client: maxWait, own: l.maxWait, ownName: "NewLimiter"}
+	if err := ctx.Err(); err != nil {
+		return slotTicket{}, err
+	}
 	if err := l.hold.wait(ctx, limit, rec, l.now, l.sleep); err != nil {
 		return slotTicket{}, err
+	}
+	second := secondSpan // until done moves it
+	if l.unheard {
+		second = time.Second + releaseGuard
 	}
 	start := l.now()
 	slept := false
 	for {
-		t, d, level, err := l.reserve(ctx, limit, keep, start)
+		t, d, level, err := l.reserve(ctx, limit, l.keep, second, start)
 		if err == nil && d > 0 {
 			err, slept = l.sleep(ctx, d), true
 		}
@@ -142,16 +144,17 @@ func (l *windowLimiter) take(ctx context.Context, maxWait time.Duration, rec *wa
 			rec.add(level, start, l.now().Sub(start), causeIf(err != nil && ctx.Err() != nil, ctx))
 		}
 		if err != nil {
-			l.giveBack(t)
+			l.giveBack(t, second)
 			return slotTicket{}, err
 		}
 		return t, nil
 	}
 }
 
-// reserve takes both slots at the earliest release and returns the wait
-// for it; when keep allows only a later one, it takes nothing.
-func (l *windowLimiter) reserve(ctx context.Context, limit maxWaitLimit, keep windowReserve, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
+// reserve takes both slots at the earliest release, the slot of the
+// second for second, and returns the wait for it; when keep allows only a
+// later one, it takes nothing.
+func (l *windowLimiter) reserve(ctx context.Context, limit maxWaitLimit, keep windowReserve, second time.Duration, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now() // read under the lock: releases come in order
@@ -161,23 +164,22 @@ func (l *windowLimiter) reserve(ctx context.Context, limit maxWaitLimit, keep wi
 	if keep != (windowReserve{}) {
 		kept, keptLevel = l.earliest(at, keep)
 	}
-	reason := levelReason(keptLevel)
-	if kept > release {
-		reason += " keeping the reserve (WithReserve)"
-	}
-	wait := kept - at
-	if wait > 0 {
-		wait += now.Sub(start) // the whole wait, from the first look
-	}
-	if err := limit.check(ctx, wait, start, reason); err != nil {
-		return slotTicket{}, 0, keptLevel, err
+	if wait := kept - at; wait > 0 {
+		reason := levelReason(keptLevel)
+		if kept > release {
+			reason += " keeping the reserve (WithReserve)"
+		}
+		// The whole wait counts, from the first look.
+		if err := limit.check(ctx, wait+now.Sub(start), start, reason); err != nil {
+			return slotTicket{}, 0, keptLevel, err
+		}
 	}
 	if kept > release {
 		return slotTicket{}, kept - at, keptLevel, nil
 	}
 	l.lastID++
 	l.hour.add(slot{frees: release + hourSpan, id: l.lastID})
-	l.second.add(slot{frees: release + secondSpan, id: l.lastID})
+	l.second.add(slot{frees: release + second, id: l.lastID})
 	return slotTicket{sent: l.origin.Add(release), id: l.lastID}, release - at, level, nil
 }
 
@@ -197,7 +199,7 @@ func (l *windowLimiter) earliest(at time.Duration, keep windowReserve) (time.Dur
 }
 
 // giveBack frees both slots of a request that was never sent.
-func (l *windowLimiter) giveBack(t slotTicket) {
+func (l *windowLimiter) giveBack(t slotTicket, second time.Duration) {
 	if t.id == 0 {
 		return
 	}
@@ -205,7 +207,7 @@ func (l *windowLimiter) giveBack(t slotTicket) {
 	defer l.mu.Unlock()
 	release := t.sent.Sub(l.origin)
 	l.hour.remove(slot{frees: release + hourSpan, id: t.id})
-	l.second.remove(slot{frees: release + secondSpan, id: t.id})
+	l.second.remove(slot{frees: release + second, id: t.id})
 }
 
 // windowReserve is what a client leaves free in each window (WithReserve).
