@@ -111,16 +111,15 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 	if data := jsonx.Trim(body); len(data) == 0 || string(data) == "null" {
 		return nil
 	}
+	if res, ok := v.(resource); ok {
+		if reflect.ValueOf(res).IsNil() {
+			return errNilResource
+		}
+		return decodeResource(ctx, body, res)
+	}
 	maxItems = max(maxItems, 1)
 	if list, err := decodeResourceList(ctx, body, v, resp, maxItems); list {
 		return err
-	}
-	switch dst := v.(type) {
-	case resource:
-		if reflect.ValueOf(dst).IsNil() {
-			return errNilResource
-		}
-		return decodeResource(ctx, body, dst)
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
 		switch target := rv.Elem(); {
@@ -240,12 +239,9 @@ func (d *decoder) str(dst *string, name string) {
 
 // id reads an ID: a string, or a number's exact text.
 func (d *decoder) id(dst *string, name string) {
-	if string(d.key) == name {
-		d.setID(dst)
+	if string(d.key) != name {
+		return
 	}
-}
-
-func (d *decoder) setID(dst *string) {
 	if d.val.Kind() == '"' {
 		d.setString(dst)
 	} else if s, ok := d.val.Text(); ok {
@@ -317,7 +313,7 @@ func (d *decoder) decodeObject(res resource, handle func(key []byte) bool) {
 			continue
 		}
 		d.val = d.r.Value()
-		if d.r.Failed() || d.done() {
+		if d.val == nil || d.done() {
 			return
 		}
 		if d.failed == nil {

@@ -199,10 +199,8 @@ func Valid(data []byte) bool {
 	return r.Done()
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 func skipSpace(data []byte, i int) int {
-	for i < len(data) && isSpace(data[i]) {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
 	return i
@@ -212,7 +210,7 @@ func skipSpace(data []byte, i int) int {
 func Trim(data []byte) Value {
 	start := skipSpace(data, 0)
 	end := len(data)
-	for end > start && isSpace(data[end-1]) {
+	for end > start && skipSpace(data[:end], end-1) == end {
 		end--
 	}
 	return Value(data[start:end])
@@ -281,20 +279,15 @@ const (
 	highBits = 0x8080808080808080
 )
 
-// specialBytes marks, in the high bit of each byte, the bytes of w that are
-// '"', '\\' or below 0x20. Only the lowest mark is exact (a borrow can mark
-// bytes above it), which is all the callers use.
-func specialBytes(w uint64) uint64 {
-	quote := w ^ (lowBits * '"')
-	backslash := w ^ (lowBits * '\\')
-	return ((w-lowBits*0x20) & ^w | (quote-lowBits) & ^quote | (backslash-lowBits) & ^backslash) & highBits
-}
-
 // nextSpecial returns the index of the first byte at or after i that is
-// '"', '\\' or a control character, or len(data).
+// '"', '\\' or a control character, or len(data). The first loop marks
+// those bytes of a word in their high bits; only the lowest mark is exact
+// (a borrow can mark bytes above it), which is all it uses.
 func nextSpecial(data []byte, i int) int {
 	for ; i+8 <= len(data); i += 8 {
-		if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		quote, backslash := w^(lowBits*'"'), w^(lowBits*'\\')
+		if m := ((w-lowBits*0x20) & ^w | (quote-lowBits) & ^quote | (backslash-lowBits) & ^backslash) & highBits; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
