@@ -186,12 +186,6 @@ type decoder struct {
 	val jsonx.Value
 }
 
-func newDecoder(ctx context.Context, body []byte) *decoder {
-	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
-	d.r.Reset(body)
-	return d
-}
-
 // done reports, looking every ctxCheckEvery calls, whether the call's
 // context ended, recording its error.
 func (d *decoder) done() bool {
@@ -242,10 +236,10 @@ func (d *decoder) id(dst *string, name string) {
 	if string(d.key) != name {
 		return
 	}
-	if d.val.Kind() == '"' {
-		d.setString(dst)
-	} else if s, ok := d.val.Text(); ok {
-		*dst = s
+	if !d.setString(dst) {
+		if s, ok := d.val.Text(); ok {
+			*dst = s
+		}
 	}
 }
 
@@ -272,23 +266,27 @@ func (d *decoder) optionalTime(dst **time.Time, name string) {
 }
 
 // setString sets *dst to the member's value when it is a JSON string
-// and the budget allows it. Short strings are written into shared
-// buffers of stringChunk bytes and sliced from them: a buffer's bytes are
-// never written again, and a strings.Builder hands them out as strings
-// without a copy, so the strings of a page cost a few allocations instead
-// of one each.
-func (d *decoder) setString(dst *string) {
-	n, ok := d.val.StringLen()
+// and the budget allows it, reporting whether it is a string. Short
+// strings are written into shared buffers of stringChunk bytes and sliced
+// from them: a buffer's bytes are never written again, and a
+// strings.Builder hands them out as strings without a copy, so the
+// strings of a page cost a few allocations instead of one each.
+func (d *decoder) setString(dst *string) bool {
+	inner, plain, ok := d.val.Content()
+	n := len(inner)
+	if ok && !plain {
+		n, ok = d.val.StringLen()
+	}
 	switch {
 	case !ok:
-		return
+		return false
 	case n > d.budget:
 		d.failed = errStringsTooLong
-		return
+		return true
 	case n > stringChunk/16:
 		*dst, _ = d.val.String()
 		d.budget -= n
-		return
+		return true
 	}
 	if d.strings.Cap()-d.strings.Len() < n {
 		d.strings = strings.Builder{} // the strings made so far keep the old buffer
@@ -296,8 +294,13 @@ func (d *decoder) setString(dst *string) {
 	}
 	d.budget -= n
 	start := d.strings.Len()
-	d.val.WriteString(&d.strings)
+	if plain {
+		d.strings.Write(inner)
+	} else {
+		d.val.WriteString(&d.strings)
+	}
 	*dst = d.strings.String()[start:]
+	return true
 }
 
 // stringChunk is the size of the buffers short strings share.
@@ -328,7 +331,8 @@ func (d *decoder) decodeObject(res resource, handle func(key []byte) bool) {
 // object, else that member. The body's own members are decoded as they
 // are read; an inner object, when it is the resource, then again.
 func decodeResource(ctx context.Context, body []byte, res resource) error {
-	d := newDecoder(ctx, body)
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
 	if d.r.Peek() != '{' {
 		d.r.Value()
 		return d.finish(errNoObject)
@@ -375,7 +379,9 @@ func unmarshalResource(data []byte, res resource) error {
 		singular, _ := res.jsonNames()
 		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), singular)
 	}
-	d := newDecoder(context.Background(), slices.Clone(v))
+	body := []byte(slices.Clone(v))
+	d := &decoder{body: &body, ctx: context.Background(), budget: len(body)}
+	d.r.Reset(body)
 	d.decodeObject(res, nil)
 	if err := d.finish(d.failed); err != nil {
 		reflect.ValueOf(res).Elem().SetZero()
@@ -392,7 +398,8 @@ type resourcePtr[T any] interface {
 
 // decodeList decodes a list of resources, bare or enveloped, in one pass.
 func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst *[]*T, resp *Response, maxItems int) error {
-	d := newDecoder(ctx, body)
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
 	_, plural := PT(nil).jsonNames()
 	list := []*T{}
 	err := d.readList(plural, resp, func() error {
@@ -411,7 +418,8 @@ func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst 
 // by encoding/json from the list found in body, once the list is known to
 // hold at most maxItems elements.
 func decodeOtherList(ctx context.Context, body []byte, dst reflect.Value, resp *Response, maxItems int) error {
-	d := newDecoder(ctx, body)
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
 	list := []byte("[]")
 	err := d.readList("", resp, func() error {
 		start := d.r.Pos()

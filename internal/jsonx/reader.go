@@ -113,16 +113,26 @@ func (r *Reader) next(end byte) bool {
 // normalised by NormalizeKey (nil for a key too long to name a field). The
 // result is valid until the next call to Key.
 func (r *Reader) Key() []byte {
-	raw, ok := r.rawString()
-	if !ok || r.Peek() != ':' {
+	if r.Peek() != '"' {
 		r.fail()
 		return nil
 	}
-	r.pos++
+	start := r.pos
+	end, escaped := scanString(r.data, start)
+	if end < 0 || skipSpace(r.data, end) >= len(r.data) || r.data[skipSpace(r.data, end)] != ':' {
+		r.fail()
+		return nil
+	}
+	r.pos = skipSpace(r.data, end) + 1
+	raw := r.data[start+1 : end-1]
+	if escaped {
+		raw, _ = appendUnquoted(nil, raw) // scanString validated it
+	}
 	return NormalizeKey(&r.key, raw)
 }
 
-// skipKey reads a member's key and the colon after it.
+// skipKey reads a member's key and the colon after it, keeping the
+// buffer of Key's result.
 func (r *Reader) skipKey() {
 	end, _ := scanString(r.data, r.pos)
 	if end < 0 || skipSpace(r.data, end) >= len(r.data) || r.data[skipSpace(r.data, end)] != ':' {
@@ -130,24 +140,6 @@ func (r *Reader) skipKey() {
 		return
 	}
 	r.pos = skipSpace(r.data, end) + 1
-}
-
-// rawString reads a string and returns its content, decoded only when it
-// holds an escape.
-func (r *Reader) rawString() ([]byte, bool) {
-	if r.Peek() != '"' {
-		return nil, false
-	}
-	start := r.pos
-	end, escaped := scanString(r.data, start)
-	if end < 0 {
-		return nil, false
-	}
-	r.pos = end
-	if escaped {
-		return appendUnquoted(nil, r.data[start+1:end-1])
-	}
-	return r.data[start+1 : end-1], true
 }
 
 // Value reads one complete value, validating it, and returns its text, or
@@ -169,11 +161,20 @@ func (r *Reader) Value() Value {
 		for more := r.ArrayStart(); more; more = r.ArrayNext() {
 			r.Value()
 		}
+	case '"':
+		r.pos, _ = scanString(r.data, r.pos)
+	case 't':
+		r.pos = scanLiteral(r.data, r.pos, "true")
+	case 'f':
+		r.pos = scanLiteral(r.data, r.pos, "false")
+	case 'n':
+		r.pos = scanLiteral(r.data, r.pos, "null")
 	default:
-		if r.pos = scanScalar(r.data, r.pos); r.pos < 0 {
-			r.pos = from
-			r.fail()
-		}
+		r.pos = scanNumber(r.data, r.pos)
+	}
+	if r.pos < 0 {
+		r.pos = from
+		r.fail()
 	}
 	if r.failed {
 		return nil
@@ -214,25 +215,6 @@ func Trim(data []byte) Value {
 		end--
 	}
 	return Value(data[start:end])
-}
-
-// scanScalar returns the index just past the string, number or literal at
-// data[i], or -1 when it is not valid.
-func scanScalar(data []byte, i int) int {
-	switch c := data[i]; {
-	case c == '"':
-		end, _ := scanString(data, i)
-		return end
-	case c == '-' || ('0' <= c && c <= '9'):
-		return scanNumber(data, i)
-	case c == 't':
-		return scanLiteral(data, i, "true")
-	case c == 'f':
-		return scanLiteral(data, i, "false")
-	case c == 'n':
-		return scanLiteral(data, i, "null")
-	}
-	return -1
 }
 
 func scanLiteral(data []byte, i int, lit string) int {

@@ -100,7 +100,7 @@ func (v Value) String() (string, bool) {
 // shorter than its JSON text; only invalid UTF-8 makes it longer, each
 // invalid byte becoming the three bytes of U+FFFD.
 func (v Value) StringLen() (int, bool) {
-	inner, plain, ok := v.content()
+	inner, plain, ok := v.Content()
 	if !ok || plain {
 		return len(inner), ok
 	}
@@ -114,7 +114,7 @@ func (v Value) StringLen() (int, bool) {
 // WriteString writes what String returns to b, reporting false when v is
 // not a valid JSON string.
 func (v Value) WriteString(b *strings.Builder) bool {
-	inner, plain, ok := v.content()
+	inner, plain, ok := v.Content()
 	if ok && plain {
 		b.Write(inner)
 		return true
@@ -122,9 +122,10 @@ func (v Value) WriteString(b *strings.Builder) bool {
 	return ok && unquote(inner, func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
 }
 
-// content returns the text between a JSON string's quotes, and whether it
-// is its own decoding: no escapes, no control characters, valid UTF-8.
-func (v Value) content() (inner []byte, plain, ok bool) {
+// Content returns the text between a JSON string's quotes, whether it is
+// its own decoding (no escapes, no control characters, valid UTF-8), and
+// whether v is a JSON string.
+func (v Value) Content() (inner []byte, plain, ok bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return nil, false, false
 	}
