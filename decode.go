@@ -54,23 +54,15 @@ var resourceType = reflect.TypeFor[resource]()
 
 var (
 	errMalformed = errors.New("malformed JSON")
-	// errNoObject is the error of a single-resource answer without an object.
-	errNoObject = errors.New("no object found in the response")
-	errNoList   = errors.New("no list found in the response")
+	errNoObject  = errors.New("no object found in the response")
+	errNoList    = errors.New("no list found in the response")
 	// errAmbiguousList is the error of an envelope with two members that
 	// may each be the list: the SDK does not guess which.
-	errAmbiguousList = errors.New("more than one list in the response")
-	// errTooManyItems is the error of a list longer than the client's item
-	// limit (WithMaxItems).
-	errTooManyItems = errors.New("too many items in the list")
-	// errNotObject is the error of a list element that is neither an
-	// object nor null: a number is not a workspace.
-	errNotObject = errors.New("not an object")
-	// errStringsTooLong is the error of a body whose strings decode to
-	// more bytes than the body holds (only invalid UTF-8 can).
+	errAmbiguousList  = errors.New("more than one list in the response")
+	errTooManyItems   = errors.New("too many items in the list")
+	errNotObject      = errors.New("not an object")
 	errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
-	// errNilResource is what encoding/json would say of a nil pointer.
-	errNilResource = errors.New("cannot decode into a nil resource pointer")
+	errNilResource    = errors.New("cannot decode into a nil resource pointer")
 )
 
 // bytesPerItem is how many bytes of the response cap allow one item by
@@ -168,22 +160,16 @@ func stopped(err error) error { return fmt.Errorf("decoding the response: %w", e
 
 // decoder reads resources from one body in one pass.
 type decoder struct {
-	r    jsonx.Reader
-	body *[]byte // what the resources' Raw points into
-	ctx  context.Context
-	// stopped is the error of ctx, once it ended during decoding.
-	stopped error
-	reads   int // elements and members read, for the context checks
-	// budget is how many more bytes of strings may be decoded: as many
-	// as the body holds.
-	budget int
-	// failed is errStringsTooLong once the budget is spent.
-	failed error
-	// strings is the buffer short strings are written into.
+	r       jsonx.Reader
+	body    *[]byte // what the resources' Raw points into
+	ctx     context.Context
+	stopped error // ctx's error, once it ended during decoding
+	reads   int   // elements and members read, for the context checks
+	budget  int   // how many more bytes of strings may be decoded
+	failed  error // errStringsTooLong once the budget is spent
 	strings strings.Builder
-	// key and val are the member fields reads.
-	key []byte
-	val jsonx.Value
+	key     []byte      // the member fields reads
+	val     jsonx.Value // and its value
 }
 
 // done reports, looking every ctxCheckEvery calls, whether the call's
