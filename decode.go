@@ -54,23 +54,15 @@ var resourceType = reflect.TypeFor[resource]()
 
 var (
 	errMalformed = errors.New("malformed JSON")
-	// errNoObject is the error of a single-resource answer without an object.
-	errNoObject = errors.New("no object found in the response")
-	errNoList   = errors.New("no list found in the response")
+	errNoObject  = errors.New("no object found in the response")
+	errNoList    = errors.New("no list found in the response")
 	// errAmbiguousList is the error of an envelope with two members that
 	// may each be the list: the SDK does not guess which.
-	errAmbiguousList = errors.New("more than one list in the response")
-	// errTooManyItems is the error of a list longer than the client's item
-	// limit (WithMaxItems).
-	errTooManyItems = errors.New("too many items in the list")
-	// errNotObject is the error of a list element that is neither an
-	// object nor null: a number is not a workspace.
-	errNotObject = errors.New("not an object")
-	// errStringsTooLong is the error of a body whose strings decode to
-	// more bytes than the body holds (only invalid UTF-8 can).
+	errAmbiguousList  = errors.New("more than one list in the response")
+	errTooManyItems   = errors.New("too many items in the list")
+	errNotObject      = errors.New("not an object")
 	errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
-	// errNilResource is what encoding/json would say of a nil pointer.
-	errNilResource = errors.New("cannot decode into a nil resource pointer")
+	errNilResource    = errors.New("cannot decode into a nil resource pointer")
 )
 
 // bytesPerItem is how many bytes of the response cap allow one item by
@@ -111,16 +103,15 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 	if data := jsonx.Trim(body); len(data) == 0 || string(data) == "null" {
 		return nil
 	}
+	if res, ok := v.(resource); ok {
+		if reflect.ValueOf(res).IsNil() {
+			return errNilResource
+		}
+		return decodeResource(ctx, body, res)
+	}
 	maxItems = max(maxItems, 1)
 	if list, err := decodeResourceList(ctx, body, v, resp, maxItems); list {
 		return err
-	}
-	switch dst := v.(type) {
-	case resource:
-		if reflect.ValueOf(dst).IsNil() {
-			return errNilResource
-		}
-		return decodeResource(ctx, body, dst)
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
 		switch target := rv.Elem(); {
@@ -169,28 +160,16 @@ func stopped(err error) error { return fmt.Errorf("decoding the response: %w", e
 
 // decoder reads resources from one body in one pass.
 type decoder struct {
-	r    jsonx.Reader
-	body *[]byte // what the resources' Raw points into
-	ctx  context.Context
-	// stopped is the error of ctx, once it ended during decoding.
-	stopped error
-	reads   int // elements and members read, for the context checks
-	// budget is how many more bytes of strings may be decoded: as many
-	// as the body holds.
-	budget int
-	// failed is errStringsTooLong once the budget is spent.
-	failed error
-	// strings is the buffer short strings are written into.
+	r       jsonx.Reader
+	body    *[]byte // what the resources' Raw points into
+	ctx     context.Context
+	stopped error // ctx's error, once it ended during decoding
+	reads   int   // elements and members read, for the context checks
+	budget  int   // how many more bytes of strings may be decoded
+	failed  error // errStringsTooLong once the budget is spent
 	strings strings.Builder
-	// key and val are the member fields reads.
-	key []byte
-	val jsonx.Value
-}
-
-func newDecoder(ctx context.Context, body []byte) *decoder {
-	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
-	d.r.Reset(body)
-	return d
+	key     []byte      // the member fields reads
+	val     jsonx.Value // and its value
 }
 
 // done reports, looking every ctxCheckEvery calls, whether the call's
@@ -240,16 +219,13 @@ func (d *decoder) str(dst *string, name string) {
 
 // id reads an ID: a string, or a number's exact text.
 func (d *decoder) id(dst *string, name string) {
-	if string(d.key) == name {
-		d.setID(dst)
+	if string(d.key) != name {
+		return
 	}
-}
-
-func (d *decoder) setID(dst *string) {
-	if d.val.Kind() == '"' {
-		d.setString(dst)
-	} else if s, ok := d.val.Text(); ok {
-		*dst = s
+	if !d.setString(dst) {
+		if s, ok := d.val.Text(); ok {
+			*dst = s
+		}
 	}
 }
 
@@ -276,23 +252,27 @@ func (d *decoder) optionalTime(dst **time.Time, name string) {
 }
 
 // setString sets *dst to the member's value when it is a JSON string
-// and the budget allows it. Short strings are written into shared
-// buffers of stringChunk bytes and sliced from them: a buffer's bytes are
-// never written again, and a strings.Builder hands them out as strings
-// without a copy, so the strings of a page cost a few allocations instead
-// of one each.
-func (d *decoder) setString(dst *string) {
-	n, ok := d.val.StringLen()
+// and the budget allows it, reporting whether it is a string. Short
+// strings are written into shared buffers of stringChunk bytes and sliced
+// from them: a buffer's bytes are never written again, and a
+// strings.Builder hands them out as strings without a copy, so the
+// strings of a page cost a few allocations instead of one each.
+func (d *decoder) setString(dst *string) bool {
+	inner, plain, ok := d.val.Content()
+	n := len(inner)
+	if ok && !plain {
+		n, ok = d.val.StringLen()
+	}
 	switch {
 	case !ok:
-		return
+		return false
 	case n > d.budget:
 		d.failed = errStringsTooLong
-		return
+		return true
 	case n > stringChunk/16:
 		*dst, _ = d.val.String()
 		d.budget -= n
-		return
+		return true
 	}
 	if d.strings.Cap()-d.strings.Len() < n {
 		d.strings = strings.Builder{} // the strings made so far keep the old buffer
@@ -300,8 +280,13 @@ func (d *decoder) setString(dst *string) {
 	}
 	d.budget -= n
 	start := d.strings.Len()
-	d.val.WriteString(&d.strings)
+	if plain {
+		d.strings.Write(inner)
+	} else {
+		d.val.WriteString(&d.strings)
+	}
 	*dst = d.strings.String()[start:]
+	return true
 }
 
 // stringChunk is the size of the buffers short strings share.
@@ -317,7 +302,7 @@ func (d *decoder) decodeObject(res resource, handle func(key []byte) bool) {
 			continue
 		}
 		d.val = d.r.Value()
-		if d.r.Failed() || d.done() {
+		if d.val == nil || d.done() {
 			return
 		}
 		if d.failed == nil {
@@ -332,7 +317,8 @@ func (d *decoder) decodeObject(res resource, handle func(key []byte) bool) {
 // object, else that member. The body's own members are decoded as they
 // are read; an inner object, when it is the resource, then again.
 func decodeResource(ctx context.Context, body []byte, res resource) error {
-	d := newDecoder(ctx, body)
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
 	if d.r.Peek() != '{' {
 		d.r.Value()
 		return d.finish(errNoObject)
@@ -379,7 +365,9 @@ func unmarshalResource(data []byte, res resource) error {
 		singular, _ := res.jsonNames()
 		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), singular)
 	}
-	d := newDecoder(context.Background(), slices.Clone(v))
+	body := []byte(slices.Clone(v))
+	d := &decoder{body: &body, ctx: context.Background(), budget: len(body)}
+	d.r.Reset(body)
 	d.decodeObject(res, nil)
 	if err := d.finish(d.failed); err != nil {
 		reflect.ValueOf(res).Elem().SetZero()
@@ -396,7 +384,8 @@ type resourcePtr[T any] interface {
 
 // decodeList decodes a list of resources, bare or enveloped, in one pass.
 func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst *[]*T, resp *Response, maxItems int) error {
-	d := newDecoder(ctx, body)
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
 	_, plural := PT(nil).jsonNames()
 	list := []*T{}
 	err := d.readList(plural, resp, func() error {
@@ -415,7 +404,8 @@ func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst 
 // by encoding/json from the list found in body, once the list is known to
 // hold at most maxItems elements.
 func decodeOtherList(ctx context.Context, body []byte, dst reflect.Value, resp *Response, maxItems int) error {
-	d := newDecoder(ctx, body)
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
 	list := []byte("[]")
 	err := d.readList("", resp, func() error {
 		start := d.r.Pos()

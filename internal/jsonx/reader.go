@@ -113,16 +113,26 @@ func (r *Reader) next(end byte) bool {
 // normalised by NormalizeKey (nil for a key too long to name a field). The
 // result is valid until the next call to Key.
 func (r *Reader) Key() []byte {
-	raw, ok := r.rawString()
-	if !ok || r.Peek() != ':' {
+	if r.Peek() != '"' {
 		r.fail()
 		return nil
 	}
-	r.pos++
+	start := r.pos
+	end, escaped := scanString(r.data, start)
+	if end < 0 || skipSpace(r.data, end) >= len(r.data) || r.data[skipSpace(r.data, end)] != ':' {
+		r.fail()
+		return nil
+	}
+	r.pos = skipSpace(r.data, end) + 1
+	raw := r.data[start+1 : end-1]
+	if escaped {
+		raw, _ = appendUnquoted(nil, raw) // scanString validated it
+	}
 	return NormalizeKey(&r.key, raw)
 }
 
-// skipKey reads a member's key and the colon after it.
+// skipKey reads a member's key and the colon after it, keeping the
+// buffer of Key's result.
 func (r *Reader) skipKey() {
 	end, _ := scanString(r.data, r.pos)
 	if end < 0 || skipSpace(r.data, end) >= len(r.data) || r.data[skipSpace(r.data, end)] != ':' {
@@ -130,24 +140,6 @@ func (r *Reader) skipKey() {
 		return
 	}
 	r.pos = skipSpace(r.data, end) + 1
-}
-
-// rawString reads a string and returns its content, decoded only when it
-// holds an escape.
-func (r *Reader) rawString() ([]byte, bool) {
-	if r.Peek() != '"' {
-		return nil, false
-	}
-	start := r.pos
-	end, escaped := scanString(r.data, start)
-	if end < 0 {
-		return nil, false
-	}
-	r.pos = end
-	if escaped {
-		return appendUnquoted(nil, r.data[start+1:end-1])
-	}
-	return r.data[start+1 : end-1], true
 }
 
 // Value reads one complete value, validating it, and returns its text, or
@@ -169,11 +161,20 @@ func (r *Reader) Value() Value {
 		for more := r.ArrayStart(); more; more = r.ArrayNext() {
 			r.Value()
 		}
+	case '"':
+		r.pos, _ = scanString(r.data, r.pos)
+	case 't':
+		r.pos = scanLiteral(r.data, r.pos, "true")
+	case 'f':
+		r.pos = scanLiteral(r.data, r.pos, "false")
+	case 'n':
+		r.pos = scanLiteral(r.data, r.pos, "null")
 	default:
-		if r.pos = scanScalar(r.data, r.pos); r.pos < 0 {
-			r.pos = from
-			r.fail()
-		}
+		r.pos = scanNumber(r.data, r.pos)
+	}
+	if r.pos < 0 {
+		r.pos = from
+		r.fail()
 	}
 	if r.failed {
 		return nil
@@ -199,10 +200,8 @@ func Valid(data []byte) bool {
 	return r.Done()
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 func skipSpace(data []byte, i int) int {
-	for i < len(data) && isSpace(data[i]) {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
 		i++
 	}
 	return i
@@ -212,29 +211,10 @@ func skipSpace(data []byte, i int) int {
 func Trim(data []byte) Value {
 	start := skipSpace(data, 0)
 	end := len(data)
-	for end > start && isSpace(data[end-1]) {
+	for end > start && skipSpace(data[:end], end-1) == end {
 		end--
 	}
 	return Value(data[start:end])
-}
-
-// scanScalar returns the index just past the string, number or literal at
-// data[i], or -1 when it is not valid.
-func scanScalar(data []byte, i int) int {
-	switch c := data[i]; {
-	case c == '"':
-		end, _ := scanString(data, i)
-		return end
-	case c == '-' || ('0' <= c && c <= '9'):
-		return scanNumber(data, i)
-	case c == 't':
-		return scanLiteral(data, i, "true")
-	case c == 'f':
-		return scanLiteral(data, i, "false")
-	case c == 'n':
-		return scanLiteral(data, i, "null")
-	}
-	return -1
 }
 
 func scanLiteral(data []byte, i int, lit string) int {
@@ -281,20 +261,15 @@ const (
 	highBits = 0x8080808080808080
 )
 
-// specialBytes marks, in the high bit of each byte, the bytes of w that are
-// '"', '\\' or below 0x20. Only the lowest mark is exact (a borrow can mark
-// bytes above it), which is all the callers use.
-func specialBytes(w uint64) uint64 {
-	quote := w ^ (lowBits * '"')
-	backslash := w ^ (lowBits * '\\')
-	return ((w-lowBits*0x20) & ^w | (quote-lowBits) & ^quote | (backslash-lowBits) & ^backslash) & highBits
-}
-
 // nextSpecial returns the index of the first byte at or after i that is
-// '"', '\\' or a control character, or len(data).
+// '"', '\\' or a control character, or len(data). The first loop marks
+// those bytes of a word in their high bits; only the lowest mark is exact
+// (a borrow can mark bytes above it), which is all it uses.
 func nextSpecial(data []byte, i int) int {
 	for ; i+8 <= len(data); i += 8 {
-		if m := specialBytes(binary.LittleEndian.Uint64(data[i:])); m != 0 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		quote, backslash := w^(lowBits*'"'), w^(lowBits*'\\')
+		if m := ((w-lowBits*0x20) & ^w | (quote-lowBits) & ^quote | (backslash-lowBits) & ^backslash) & highBits; m != 0 {
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}

@@ -20,7 +20,7 @@ const maxTimeDigits = 16
 // decimal (1700000000123 is 2023-11-14T22:13:20.123Z, not a float's
 // .122999907), rounded to the nanosecond.
 func (v Value) Time() (time.Time, bool) {
-	if v.Kind() == '"' {
+	if len(v) > 0 && v[0] == '"' {
 		// The common case, an RFC 3339 string without escapes, parses
 		// straight from the bytes without allocating.
 		var t time.Time

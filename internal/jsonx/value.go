@@ -100,8 +100,8 @@ func (v Value) String() (string, bool) {
 // shorter than its JSON text; only invalid UTF-8 makes it longer, each
 // invalid byte becoming the three bytes of U+FFFD.
 func (v Value) StringLen() (int, bool) {
-	inner, ok := v.content()
-	if !ok || plain(inner) {
+	inner, plain, ok := v.Content()
+	if !ok || plain {
 		return len(inner), ok
 	}
 	n := 0
@@ -114,26 +114,23 @@ func (v Value) StringLen() (int, bool) {
 // WriteString writes what String returns to b, reporting false when v is
 // not a valid JSON string.
 func (v Value) WriteString(b *strings.Builder) bool {
-	inner, ok := v.content()
-	if ok && plain(inner) {
+	inner, plain, ok := v.Content()
+	if ok && plain {
 		b.Write(inner)
 		return true
 	}
 	return ok && unquote(inner, func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
 }
 
-// content returns the text between a JSON string's quotes.
-func (v Value) content() ([]byte, bool) {
+// Content returns the text between a JSON string's quotes, whether it is
+// its own decoding (no escapes, no control characters, valid UTF-8), and
+// whether v is a JSON string.
+func (v Value) Content() (inner []byte, plain, ok bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return nil, false
+		return nil, false, false
 	}
-	return v[1 : len(v)-1], true
-}
-
-// plain reports whether the content of a JSON string is its own decoding:
-// no escapes, no control characters, valid UTF-8.
-func plain(b []byte) bool {
-	return nextSpecial(b, 0) == len(b) && utf8.Valid(b)
+	inner = v[1 : len(v)-1]
+	return inner, nextSpecial(inner, 0) == len(inner) && utf8.Valid(inner), true
 }
 
 // Text returns v as a string when it is a JSON string, and the exact text
