@@ -87,24 +87,8 @@ func tour(ctx context.Context, out io.Writer, client *seoapi.Client, seed func(p
 	p.step("GET /api/workspaces/:id/projects/:projectId/competitors", "client.Competitors.List(ctx, ws.ID, project.ID, nil)", resp, rows([]string{"ID", "NAME", "DOMAIN"}, competitors,
 		func(c *seoapi.Competitor) []string { return []string{c.ID, c.Name, c.Domain} }))
 
-	apiKey, resp, err := client.APIKeys.Create(ctx, ws.ID, &seoapi.APIKeyCreateRequest{Name: "ci-pipeline"})
-	if err != nil {
+	if err := tourAPIKeys(ctx, p, client, ws.ID); err != nil {
 		return t, err
-	}
-	p.step("POST /api/workspaces/:id/api-keys", `client.APIKeys.Create(ctx, ws.ID, &seoapi.APIKeyCreateRequest{Name: "ci-pipeline"})`, resp, keyRows(apiKey))
-	if apiKey.Key != "" {
-		p.note("SECRET: the new key's secret came once, in this answer. The SDK holds it as a seoapi.Secret, which fmt, slog and JSON print as [REDACTED]; string(apiKey.Key) is the value to store.")
-	} else {
-		p.note("SECRET is blank: the server sent no secret in its answer.")
-	}
-
-	keys, resp, err := client.APIKeys.List(ctx, ws.ID, nil)
-	if err != nil {
-		return t, err
-	}
-	p.step("GET /api/workspaces/:id/api-keys", "client.APIKeys.List(ctx, ws.ID, nil)", resp, keyRows(keys...))
-	if secretsIn(keys) == 0 {
-		p.note("SECRET is blank: a list carries no secrets, only the answer to Create does, so a key's secret cannot be read again.")
 	}
 
 	resp, err = client.Projects.Delete(ctx, ws.ID, project.ID)
@@ -113,6 +97,31 @@ func tour(ctx context.Context, out io.Writer, client *seoapi.Client, seed func(p
 	}
 	p.step("DELETE /api/workspaces/:id/projects/:projectId", "client.Projects.Delete(ctx, ws.ID, project.ID)", resp, nil)
 	return t, nil
+}
+
+// tourAPIKeys creates an API key and lists the keys, showing that a
+// secret comes once, in the answer to Create.
+func tourAPIKeys(ctx context.Context, p *printer, client *seoapi.Client, wsID string) error {
+	apiKey, resp, err := client.APIKeys.Create(ctx, wsID, &seoapi.APIKeyCreateRequest{Name: "ci-pipeline"})
+	if err != nil {
+		return err
+	}
+	p.step("POST /api/workspaces/:id/api-keys", `client.APIKeys.Create(ctx, ws.ID, &seoapi.APIKeyCreateRequest{Name: "ci-pipeline"})`, resp, keyRows(apiKey))
+	if apiKey.Key != "" {
+		p.note("SECRET: the new key's secret came once, in this answer. The SDK holds it as a seoapi.Secret, which fmt, slog and JSON print as [REDACTED]; string(apiKey.Key) is the value to store.")
+	} else {
+		p.note("SECRET is blank: the server sent no secret in its answer.")
+	}
+
+	keys, resp, err := client.APIKeys.List(ctx, wsID, nil)
+	if err != nil {
+		return err
+	}
+	p.step("GET /api/workspaces/:id/api-keys", "client.APIKeys.List(ctx, ws.ID, nil)", resp, keyRows(keys...))
+	if secretsIn(keys) == 0 {
+		p.note("SECRET is blank: a list carries no secrets, only the answer to Create does, so a key's secret cannot be read again.")
+	}
+	return nil
 }
 
 func workspaceRows(ws ...*seoapi.Workspace) [][]string {
