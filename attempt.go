@@ -266,7 +266,8 @@ func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
 // decide settles whether another attempt follows, and after how long.
 func (cl *call) decide(ctx context.Context, r *result) {
 	p := &cl.client.retry
-	if ctx.Err() != nil || cl.attempts > p.maxRetries || !p.retryable(r, cl.idem) {
+	succeeded := r.resp != nil && r.kind == nil // a 2xx
+	if succeeded || ctx.Err() != nil || cl.attempts > p.maxRetries || !p.retryable(r, cl.idem) {
 		return
 	}
 	wait := p.backoff(cl.attempts)

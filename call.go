@@ -229,7 +229,11 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 // ErrUnexpectedResponse: the request took effect, but its result cannot
 // be read.
 func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpoint, body any, ids ...string) (*T, *Response, error) {
-	req, err := newEndpointRequest(ctx, c, ep, body, ids)
+	path, err := ep.path(ids...)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := c.NewRequest(ctx, ep.method, path, body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -246,18 +250,13 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 
 // callNoContent sends a request to ep whose answer the SDK does not read.
 func callNoContent(ctx context.Context, c *Client, ep *endpoint, ids ...string) (*Response, error) {
-	req, err := newEndpointRequest(ctx, c, ep, nil, ids)
-	if err != nil {
-		return nil, err
-	}
-	return c.do(req, ep, nil)
-}
-
-// newEndpointRequest builds the request to ep for the IDs of its path.
-func newEndpointRequest(ctx context.Context, c *Client, ep *endpoint, body any, ids []string) (*http.Request, error) {
 	path, err := ep.path(ids...)
 	if err != nil {
 		return nil, err
 	}
-	return c.NewRequest(ctx, ep.method, path, body)
+	req, err := c.NewRequest(ctx, ep.method, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return c.do(req, ep, nil)
 }

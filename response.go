@@ -79,8 +79,10 @@ func (c *Client) newResponse(r *result, attempts int) *Response {
 		RequestID: r.rate.requestID,
 		Attempts:  attempts,
 	}
-	resp.readLink(r.link)
-	c.dropNextWithKey(resp)
+	if len(r.link) > 0 {
+		resp.readLink(r.link)
+		c.dropNextWithKey(resp)
+	}
 	return resp
 }
 
@@ -88,6 +90,9 @@ func (c *Client) newResponse(r *result, attempts int) *Response {
 // form: the SDK never sends it back, and no Response shows it. A list
 // fails its page on it (fetchList).
 func (c *Client) dropNextWithKey(resp *Response) {
+	if resp.NextURL == "" && resp.NextCursor == "" {
+		return
+	}
 	if c.holdsKey(resp.NextURL) || c.holdsKey(resp.NextCursor) {
 		resp.NextURL, resp.NextCursor, resp.NextPage = "", "", 0
 		resp.nextHeldKey = true
