@@ -30,6 +30,7 @@ import (
 type redactor struct {
 	secrets  []*string // none empty; the API key first
 	minRun   int       // the length of the shortest secret in base64
+	minRunes int       // the characters of the shortest secret
 	hasSpace bool      // whether a secret holds white space
 }
 
@@ -82,6 +83,9 @@ func (r *redactor) add(secret string) {
 	if n := base64.RawStdEncoding.EncodedLen(len(secret)); r.minRun == 0 || n < r.minRun {
 		r.minRun = n
 	}
+	if n := utf8.RuneCountInString(secret); r.minRunes == 0 || n < r.minRunes {
+		r.minRunes = n
+	}
 }
 
 // withSecretsIn returns a redactor that also removes the secret values of
@@ -93,7 +97,7 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	if !ok || slices.ContainsFunc(values, func(v string) bool { return utf8.RuneCountInString(v) < minSecretLen }) {
 		return r, false
 	}
-	out := &redactor{secrets: slices.Clone(r.secrets), minRun: r.minRun, hasSpace: r.hasSpace}
+	out := &redactor{secrets: slices.Clone(r.secrets), minRun: r.minRun, minRunes: r.minRunes, hasSpace: r.hasSpace}
 	for _, v := range values {
 		out.add(v)
 	}
@@ -184,12 +188,32 @@ func (r *redactor) replacePlain(s string) string {
 	return b.String()
 }
 
-// holds reports whether s holds a secret, as it stands or decoded. It
-// allocates only when s holds something a decoding changes.
+// holds reports whether s holds a secret, as it stands or decoded. A text
+// with no escape and no base64 run long enough to hide a secret, the
+// common case, is read once and costs no allocation.
 func (r *redactor) holds(s string) bool {
-	if r.holdsPlain(s) {
-		return true
+	if len(r.secrets) == 0 || utf8.RuneCountInString(s) < r.minRunes {
+		return false // no decoding yields more characters than it reads
 	}
+	for _, secret := range r.secrets {
+		first := (*secret)[0] | 0x20
+		for i := range len(s) - len(*secret) + 1 {
+			if (s[i]|0x20 == first || first >= utf8.RuneSelf) && strings.EqualFold(s[i:i+len(*secret)], *secret) {
+				return true
+			}
+		}
+	}
+	long := strings.ContainsAny(s, `\%&`)
+	for i, run := 0, 0; i < len(s) && !long; i++ {
+		run = (run + 1) * int(base64Chars[s[i]])
+		long = run >= r.minRun
+	}
+	return long && r.holdsDecoded(s)
+}
+
+// holdsDecoded reports whether what up to maxRounds decodings make of s
+// holds a secret.
+func (r *redactor) holdsDecoded(s string) bool {
 	var buf [512]byte
 	if !strings.ContainsAny(s, `\%&`) && len(r.appendBase64Texts(buf[:0], s)) == 0 {
 		return false
@@ -224,6 +248,7 @@ func (r *redactor) holds(s string) bool {
 	return false
 }
 
+// holdsPlain reports whether s holds a secret as it stands.
 func (r *redactor) holdsPlain(s string) bool {
 	return slices.ContainsFunc(r.secrets, func(secret *string) bool { return indexFold(s, *secret, 0) >= 0 })
 }
@@ -246,7 +271,7 @@ func indexFold(s, secret string, from int) int {
 func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isBase64(s[i]) {
+		if i < len(s) && base64Chars[s[i]] == 1 {
 			continue
 		}
 		if i-start >= r.minRun {
@@ -264,9 +289,13 @@ func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
 	return dst
 }
 
-func isBase64(c byte) bool {
-	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-}
+// base64Chars is 1 for the characters of either base64 alphabet.
+var base64Chars = func() (t [256]uint8) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
+		t[c] = 1
+	}
+	return t
+}()
 
 // maxSecretValues is how many distinct secrets an answer may name and
 // still be shown redacted rather than withheld.
