@@ -39,33 +39,32 @@ type redactor struct {
 const minSecretLen = 8
 
 // maxRounds bounds how many decodings, one inside another, a text is read
-// through: at most 4+16+64+256 decoded texts, fewer in practice, as
-// decodings in another order give the same text.
+// through.
 const maxRounds = 4
 
-// escapes are the decodings of a text but base64: each pattern finds runs
-// of escapes, which start with marker and which its function decodes.
-var escapes = [...]struct {
-	marker string
-	runs   *regexp.Regexp
-	decode func(string) string
-}{
-	{`\`, regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), func(run string) string {
-		var s string // \U is \u upper-cased, as a server may upper-case a whole message
-		_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
-		return s
-	}},
-	{"%", regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(run string) string { s, _ := url.PathUnescape(run); return s }},
-	{"&", regexp.MustCompile(`&#?[0-9A-Za-z]+;?`), html.UnescapeString},
+// markers are the characters that start a JSON, percent or HTML escape.
+const markers = `\%&`
+
+var (
+	jsonEscapes    = regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`)
+	percentEscapes = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`)
+	embeddedObject = regexp.MustCompile(`\{\s*"`)
+	// units are what a secret found decoded is replaced with, smallest
+	// first: a part of a URL or a header value, a JSON string, a word.
+	units = [...]*regexp.Regexp{
+		regexp.MustCompile(`[^\s"'<>?&=;,\\]+`), regexp.MustCompile(`"(?:[^"\\]|\\.)*"`), regexp.MustCompile(`\S+`),
+	}
+)
+
+// unescapeJSON decodes a run of JSON string escapes; \U is \u upper-cased,
+// as a server may upper-case a whole message.
+func unescapeJSON(run string) string {
+	var s string
+	_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
+	return s
 }
 
-// units are what a secret found decoded is replaced with, smallest first:
-// a part of a URL or a header value, a JSON string, a word.
-var units = [...]*regexp.Regexp{
-	regexp.MustCompile(`[^\s"'<>?&=;,\\]+`), regexp.MustCompile(`"(?:[^"\\]|\\.)*"`), regexp.MustCompile(`\S+`),
-}
-
-var embeddedObject = regexp.MustCompile(`\{\s*"`)
+func unescapePercent(run string) string { s, _ := url.PathUnescape(run); return s }
 
 // newRedactor returns a redactor of key; an empty key redacts nothing.
 func newRedactor(key string) *redactor {
@@ -203,49 +202,40 @@ func (r *redactor) holds(s string) bool {
 			}
 		}
 	}
-	long := strings.ContainsAny(s, `\%&`)
+	long := strings.ContainsAny(s, markers)
 	for i, run := 0, 0; i < len(s) && !long; i++ {
 		run = (run + 1) * int(base64Chars[s[i]])
 		long = run >= r.minRun
 	}
-	return long && r.holdsDecoded(s)
+	return long && r.holdsDecoded(s, maxRounds)
 }
 
-// holdsDecoded reports whether what up to maxRounds decodings make of s
-// holds a secret.
-func (r *redactor) holdsDecoded(s string) bool {
-	var buf [512]byte
-	if !strings.ContainsAny(s, `\%&`) && len(r.appendBase64Texts(buf[:0], s)) == 0 {
-		return false
+// holdsDecoded reports whether what up to rounds decodings, one inside
+// another, make of s holds a secret.
+func (r *redactor) holdsDecoded(s string, rounds int) bool {
+	if rounds == 0 || utf8.RuneCountInString(s) < r.minRunes {
+		return false // no decoding yields more characters than it reads
 	}
-	// No encoding writes white space for a character that is not: a form
-	// of a secret without white space lies within one word of s.
-	if words := strings.Fields(s); !r.hasSpace && len(words) > 1 {
-		return slices.ContainsFunc(words, r.holds)
-	}
-	seen := map[string]bool{s: true}
-	texts := []string{s}
-	for range maxRounds {
-		var next []string
-		for _, t := range texts {
-			decoded := []string{string(r.appendBase64Texts(nil, t))}
-			for _, e := range escapes {
-				if strings.Contains(t, e.marker) {
-					decoded = append(decoded, e.runs.ReplaceAllStringFunc(t, e.decode))
-				}
-			}
-			for _, d := range decoded {
-				if r.holdsPlain(d) {
-					return true
-				} else if !seen[d] {
-					seen[d] = true
-					next = append(next, d)
-				}
+	// No decoding reads or writes white space for a character that is not:
+	// a form of a secret without white space lies within one word of s.
+	if !r.hasSpace && strings.ContainsFunc(s, unicode.IsSpace) {
+		for word := range strings.FieldsSeq(s) {
+			if r.holdsDecoded(word, rounds) {
+				return true
 			}
 		}
-		texts = next
+		return false
 	}
-	return false
+	var buf [512]byte
+	texts := r.appendBase64Texts(buf[:0], s)
+	if len(texts) == 0 && !strings.ContainsAny(s, markers) {
+		return false
+	}
+	decoded := []string{string(texts), html.UnescapeString(s),
+		jsonEscapes.ReplaceAllStringFunc(s, unescapeJSON), percentEscapes.ReplaceAllStringFunc(s, unescapePercent)}
+	return slices.ContainsFunc(decoded, func(d string) bool {
+		return d != s && d != "" && (r.holdsPlain(d) || r.holdsDecoded(d, rounds-1))
+	})
 }
 
 // holdsPlain reports whether s holds a secret as it stands.
