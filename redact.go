@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // A redactor removes secrets (the API key, and the secrets of an API key
@@ -168,23 +170,26 @@ func (r *redactor) header(h http.Header) http.Header {
 // replacePlain replaces each run of s that occurrences of secrets cover, in
 // any letter case, by [REDACTED].
 func (r *redactor) replacePlain(s string) string {
-	covered := make([]bool, len(s))
-	for _, secret := range r.secrets {
-		for i := indexFold(s, *secret, 0); i >= 0; i = indexFold(s, *secret, i+1) {
-			for j := range len(*secret) {
-				covered[i+j] = true
-			}
-		}
-	}
 	var b strings.Builder
-	for i := range len(s) {
-		if !covered[i] {
+	for i, end := 0, 0; i < len(s); i++ {
+		inRun := i > 0 && i-1 < end
+		if end = max(end, i+r.coverAt(s, i)); i >= end {
 			b.WriteByte(s[i])
-		} else if i == 0 || !covered[i-1] {
+		} else if !inRun {
 			b.WriteString(redacted)
 		}
 	}
 	return b.String()
+}
+
+// holdsPlain reports whether s holds a secret as it stands.
+func (r *redactor) holdsPlain(s string) bool {
+	for i := range len(s) {
+		if r.coverAt(s, i) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // holds reports whether s holds a secret, as it stands or decoded. A text
@@ -238,21 +243,15 @@ func (r *redactor) holdsDecoded(s string, rounds int) bool {
 	})
 }
 
-// holdsPlain reports whether s holds a secret as it stands.
-func (r *redactor) holdsPlain(s string) bool {
-	return slices.ContainsFunc(r.secrets, func(secret *string) bool { return indexFold(s, *secret, 0) >= 0 })
-}
-
-// indexFold returns the index of the first occurrence of secret in s at or
-// after from, in any letter case, or -1.
-func indexFold(s, secret string, from int) int {
-	first := secret[0] | 0x20
-	for i := from; i+len(secret) <= len(s); i++ {
-		if (s[i]|0x20 == first || first >= utf8.RuneSelf) && strings.EqualFold(s[i:i+len(secret)], secret) {
-			return i
+// coverAt returns the length of the longest secret at s[i:], in any
+// letter case; 0 when none is.
+func (r *redactor) coverAt(s string, i int) (n int) {
+	for _, secret := range r.secrets {
+		if len(*secret) > n && len(s)-i >= len(*secret) && strings.EqualFold(s[i:i+len(*secret)], *secret) {
+			n = len(*secret)
 		}
 	}
-	return -1
+	return n
 }
 
 // appendBase64Texts appends to dst, each followed by a space, the UTF-8
@@ -332,19 +331,12 @@ func (s *secretScan) take(tok json.Token) bool {
 		s.open = append(s.open, tok.(json.Delim))
 	case tok == json.Delim('}') || tok == json.Delim(']'):
 		s.open = s.open[:len(s.open)-1]
-	case isString && s.isNewSecret(str):
-		s.values = append(s.values, str)
+	case isString && str != "" && str != redacted && !slices.Contains(s.values, str):
+		var buf [64]byte
+		if isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(s.member)))) {
+			s.values = append(s.values, str)
+		}
 	}
 	s.member, s.expectName = "", len(s.open) > 0 && s.open[len(s.open)-1] == '{'
 	return len(s.values) <= maxSecretValues
-}
-
-func (s *secretScan) isNewSecret(value string) bool {
-	name := strings.Map(func(c rune) rune {
-		if c == '_' || c == '-' {
-			return -1
-		}
-		return unicode.ToLower(c)
-	}, s.member)
-	return isSecretMember(name) && value != "" && value != redacted && !slices.Contains(s.values, value)
 }
