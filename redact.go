@@ -31,7 +31,6 @@ import (
 // prints what a pointer to a struct or slice points to, never a string).
 type redactor struct {
 	secrets  []*string // none empty; the API key first
-	minRun   int       // the length of the shortest secret in base64
 	minRunes int       // the characters of the shortest secret
 	hasSpace bool      // whether a secret holds white space
 }
@@ -81,9 +80,6 @@ func (r *redactor) add(secret string) {
 	}
 	r.secrets = append(r.secrets, &secret)
 	r.hasSpace = r.hasSpace || strings.ContainsFunc(secret, unicode.IsSpace)
-	if n := base64.RawStdEncoding.EncodedLen(len(secret)); r.minRun == 0 || n < r.minRun {
-		r.minRun = n
-	}
 	if n := utf8.RuneCountInString(secret); r.minRunes == 0 || n < r.minRunes {
 		r.minRunes = n
 	}
@@ -98,7 +94,7 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	if !ok || slices.ContainsFunc(values, func(v string) bool { return utf8.RuneCountInString(v) < minSecretLen }) {
 		return r, false
 	}
-	out := &redactor{secrets: slices.Clone(r.secrets), minRun: r.minRun, minRunes: r.minRunes, hasSpace: r.hasSpace}
+	out := &redactor{secrets: slices.Clone(r.secrets), minRunes: r.minRunes, hasSpace: r.hasSpace}
 	for _, v := range values {
 		out.add(v)
 	}
@@ -210,7 +206,7 @@ func (r *redactor) holds(s string) bool {
 	long := strings.ContainsAny(s, markers)
 	for i, run := 0, 0; i < len(s) && !long; i++ {
 		run = (run + 1) * int(base64Chars[s[i]])
-		long = run >= r.minRun
+		long = run >= r.minRunes // base64 is longer than what it encodes
 	}
 	return long && r.holdsDecoded(s, maxRounds)
 }
@@ -256,14 +252,14 @@ func (r *redactor) coverAt(s string, i int) (n int) {
 
 // appendBase64Texts appends to dst, each followed by a space, the UTF-8
 // texts that the runs of base64 characters of s ('=' ends a run) at least
-// r.minRun long decode to, in the standard or the URL alphabet.
+// r.minRunes long decode to, in the standard or the URL alphabet.
 func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i <= len(s); i++ {
 		if i < len(s) && base64Chars[s[i]] == 1 {
 			continue
 		}
-		if i-start >= r.minRun {
+		if i-start >= r.minRunes {
 			var buf [512]byte
 			src := append(buf[:0], s[start:i]...)
 			for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
