@@ -14,6 +14,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // A redactor removes secrets (the API key, and the secrets of an API key
@@ -29,7 +31,7 @@ import (
 // prints what a pointer to a struct or slice points to, never a string).
 type redactor struct {
 	secrets  []*string // none empty; the API key first
-	minRun   int       // the length of the shortest secret in base64
+	minRunes int       // the characters of the shortest secret
 	hasSpace bool      // whether a secret holds white space
 }
 
@@ -38,33 +40,32 @@ type redactor struct {
 const minSecretLen = 8
 
 // maxRounds bounds how many decodings, one inside another, a text is read
-// through: at most 4+16+64+256 decoded texts, fewer in practice, as
-// decodings in another order give the same text.
+// through.
 const maxRounds = 4
 
-// escapes are the decodings of a text but base64: each pattern finds runs
-// of escapes, which start with marker and which its function decodes.
-var escapes = [...]struct {
-	marker string
-	runs   *regexp.Regexp
-	decode func(string) string
-}{
-	{`\`, regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), func(run string) string {
-		var s string // \U is \u upper-cased, as a server may upper-case a whole message
-		_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
-		return s
-	}},
-	{"%", regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(run string) string { s, _ := url.PathUnescape(run); return s }},
-	{"&", regexp.MustCompile(`&#?[0-9A-Za-z]+;?`), html.UnescapeString},
+// markers are the characters that start a JSON, percent or HTML escape.
+const markers = `\%&`
+
+var (
+	jsonEscapes    = regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`)
+	percentEscapes = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`)
+	embeddedObject = regexp.MustCompile(`\{\s*"`)
+	// units are what a secret found decoded is replaced with, smallest
+	// first: a part of a URL or a header value, a JSON string, a word.
+	units = [...]*regexp.Regexp{
+		regexp.MustCompile(`[^\s"'<>?&=;,\\]+`), regexp.MustCompile(`"(?:[^"\\]|\\.)*"`), regexp.MustCompile(`\S+`),
+	}
+)
+
+// unescapeJSON decodes a run of JSON string escapes; \U is \u upper-cased,
+// as a server may upper-case a whole message.
+func unescapeJSON(run string) string {
+	var s string
+	_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
+	return s
 }
 
-// units are what a secret found decoded is replaced with, smallest first:
-// a part of a URL or a header value, a JSON string, a word.
-var units = [...]*regexp.Regexp{
-	regexp.MustCompile(`[^\s"'<>?&=;,\\]+`), regexp.MustCompile(`"(?:[^"\\]|\\.)*"`), regexp.MustCompile(`\S+`),
-}
-
-var embeddedObject = regexp.MustCompile(`\{\s*"`)
+func unescapePercent(run string) string { s, _ := url.PathUnescape(run); return s }
 
 // newRedactor returns a redactor of key; an empty key redacts nothing.
 func newRedactor(key string) *redactor {
@@ -79,8 +80,8 @@ func (r *redactor) add(secret string) {
 	}
 	r.secrets = append(r.secrets, &secret)
 	r.hasSpace = r.hasSpace || strings.ContainsFunc(secret, unicode.IsSpace)
-	if n := base64.RawStdEncoding.EncodedLen(len(secret)); r.minRun == 0 || n < r.minRun {
-		r.minRun = n
+	if n := utf8.RuneCountInString(secret); r.minRunes == 0 || n < r.minRunes {
+		r.minRunes = n
 	}
 }
 
@@ -93,7 +94,7 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	if !ok || slices.ContainsFunc(values, func(v string) bool { return utf8.RuneCountInString(v) < minSecretLen }) {
 		return r, false
 	}
-	out := &redactor{secrets: slices.Clone(r.secrets), minRun: r.minRun, hasSpace: r.hasSpace}
+	out := &redactor{secrets: slices.Clone(r.secrets), minRunes: r.minRunes, hasSpace: r.hasSpace}
 	for _, v := range values {
 		out.add(v)
 	}
@@ -165,91 +166,100 @@ func (r *redactor) header(h http.Header) http.Header {
 // replacePlain replaces each run of s that occurrences of secrets cover, in
 // any letter case, by [REDACTED].
 func (r *redactor) replacePlain(s string) string {
-	covered := make([]bool, len(s))
-	for _, secret := range r.secrets {
-		for i := indexFold(s, *secret, 0); i >= 0; i = indexFold(s, *secret, i+1) {
-			for j := range len(*secret) {
-				covered[i+j] = true
-			}
-		}
-	}
 	var b strings.Builder
-	for i := range len(s) {
-		if !covered[i] {
+	for i, end := 0, 0; i < len(s); i++ {
+		inRun := i > 0 && i-1 < end
+		if end = max(end, i+r.coverAt(s, i)); i >= end {
 			b.WriteByte(s[i])
-		} else if i == 0 || !covered[i-1] {
+		} else if !inRun {
 			b.WriteString(redacted)
 		}
 	}
 	return b.String()
 }
 
-// holds reports whether s holds a secret, as it stands or decoded. It
-// allocates only when s holds something a decoding changes.
-func (r *redactor) holds(s string) bool {
-	if r.holdsPlain(s) {
-		return true
-	}
-	var buf [512]byte
-	if !strings.ContainsAny(s, `\%&`) && len(r.appendBase64Texts(buf[:0], s)) == 0 {
-		return false
-	}
-	// No encoding writes white space for a character that is not: a form
-	// of a secret without white space lies within one word of s.
-	if words := strings.Fields(s); !r.hasSpace && len(words) > 1 {
-		return slices.ContainsFunc(words, r.holds)
-	}
-	seen := map[string]bool{s: true}
-	texts := []string{s}
-	for range maxRounds {
-		var next []string
-		for _, t := range texts {
-			decoded := []string{string(r.appendBase64Texts(nil, t))}
-			for _, e := range escapes {
-				if strings.Contains(t, e.marker) {
-					decoded = append(decoded, e.runs.ReplaceAllStringFunc(t, e.decode))
-				}
-			}
-			for _, d := range decoded {
-				if r.holdsPlain(d) {
-					return true
-				} else if !seen[d] {
-					seen[d] = true
-					next = append(next, d)
-				}
-			}
+// holdsPlain reports whether s holds a secret as it stands.
+func (r *redactor) holdsPlain(s string) bool {
+	for i := range len(s) {
+		if r.coverAt(s, i) > 0 {
+			return true
 		}
-		texts = next
 	}
 	return false
 }
 
-func (r *redactor) holdsPlain(s string) bool {
-	return slices.ContainsFunc(r.secrets, func(secret *string) bool { return indexFold(s, *secret, 0) >= 0 })
-}
-
-// indexFold returns the index of the first occurrence of secret in s at or
-// after from, in any letter case, or -1.
-func indexFold(s, secret string, from int) int {
-	first := secret[0] | 0x20
-	for i := from; i+len(secret) <= len(s); i++ {
-		if (s[i]|0x20 == first || first >= utf8.RuneSelf) && strings.EqualFold(s[i:i+len(secret)], secret) {
-			return i
+// holds reports whether s holds a secret, as it stands or decoded. A text
+// with no escape and no base64 run long enough to hide a secret, the
+// common case, is read once and costs no allocation.
+func (r *redactor) holds(s string) bool {
+	if len(r.secrets) == 0 || utf8.RuneCountInString(s) < r.minRunes {
+		return false // no decoding yields more characters than it reads
+	}
+	for _, secret := range r.secrets {
+		first := (*secret)[0] | 0x20
+		for i := range len(s) - len(*secret) + 1 {
+			if (s[i]|0x20 == first || first >= utf8.RuneSelf) && strings.EqualFold(s[i:i+len(*secret)], *secret) {
+				return true
+			}
 		}
 	}
-	return -1
+	long := strings.ContainsAny(s, markers)
+	for i, run := 0, 0; i < len(s) && !long; i++ {
+		run = (run + 1) * int(base64Chars[s[i]])
+		long = run >= r.minRunes // base64 is longer than what it encodes
+	}
+	return long && r.holdsDecoded(s, maxRounds)
+}
+
+// holdsDecoded reports whether what up to rounds decodings, one inside
+// another, make of s holds a secret.
+func (r *redactor) holdsDecoded(s string, rounds int) bool {
+	if rounds == 0 || utf8.RuneCountInString(s) < r.minRunes {
+		return false // no decoding yields more characters than it reads
+	}
+	// No decoding reads or writes white space for a character that is not:
+	// a form of a secret without white space lies within one word of s.
+	if !r.hasSpace && strings.ContainsFunc(s, unicode.IsSpace) {
+		for word := range strings.FieldsSeq(s) {
+			if r.holdsDecoded(word, rounds) {
+				return true
+			}
+		}
+		return false
+	}
+	var buf [512]byte
+	texts := r.appendBase64Texts(buf[:0], s)
+	if len(texts) == 0 && !strings.ContainsAny(s, markers) {
+		return false
+	}
+	decoded := []string{string(texts), html.UnescapeString(s),
+		jsonEscapes.ReplaceAllStringFunc(s, unescapeJSON), percentEscapes.ReplaceAllStringFunc(s, unescapePercent)}
+	return slices.ContainsFunc(decoded, func(d string) bool {
+		return d != s && d != "" && (r.holdsPlain(d) || r.holdsDecoded(d, rounds-1))
+	})
+}
+
+// coverAt returns the length of the longest secret at s[i:], in any
+// letter case; 0 when none is.
+func (r *redactor) coverAt(s string, i int) (n int) {
+	for _, secret := range r.secrets {
+		if len(*secret) > n && len(s)-i >= len(*secret) && strings.EqualFold(s[i:i+len(*secret)], *secret) {
+			n = len(*secret)
+		}
+	}
+	return n
 }
 
 // appendBase64Texts appends to dst, each followed by a space, the UTF-8
 // texts that the runs of base64 characters of s ('=' ends a run) at least
-// r.minRun long decode to, in the standard or the URL alphabet.
+// r.minRunes long decode to, in the standard or the URL alphabet.
 func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i <= len(s); i++ {
-		if i < len(s) && isBase64(s[i]) {
+		if i < len(s) && base64Chars[s[i]] == 1 {
 			continue
 		}
-		if i-start >= r.minRun {
+		if i-start >= r.minRunes {
 			var buf [512]byte
 			src := append(buf[:0], s[start:i]...)
 			for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
@@ -264,9 +274,13 @@ func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
 	return dst
 }
 
-func isBase64(c byte) bool {
-	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-}
+// base64Chars is 1 for the characters of either base64 alphabet.
+var base64Chars = func() (t [256]uint8) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
+		t[c] = 1
+	}
+	return t
+}()
 
 // maxSecretValues is how many distinct secrets an answer may name and
 // still be shown redacted rather than withheld.
@@ -313,19 +327,12 @@ func (s *secretScan) take(tok json.Token) bool {
 		s.open = append(s.open, tok.(json.Delim))
 	case tok == json.Delim('}') || tok == json.Delim(']'):
 		s.open = s.open[:len(s.open)-1]
-	case isString && s.isNewSecret(str):
-		s.values = append(s.values, str)
+	case isString && str != "" && str != redacted && !slices.Contains(s.values, str):
+		var buf [64]byte
+		if isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(s.member)))) {
+			s.values = append(s.values, str)
+		}
 	}
 	s.member, s.expectName = "", len(s.open) > 0 && s.open[len(s.open)-1] == '{'
 	return len(s.values) <= maxSecretValues
-}
-
-func (s *secretScan) isNewSecret(value string) bool {
-	name := strings.Map(func(c rune) rune {
-		if c == '_' || c == '-' {
-			return -1
-		}
-		return unicode.ToLower(c)
-	}, s.member)
-	return isSecretMember(name) && value != "" && value != redacted && !slices.Contains(s.values, value)
 }
