@@ -66,8 +66,9 @@ type service struct{ client *Client }
 
 // NewClient returns a Client for the API at baseURL (for example
 // "https://api.example.com" or "https://host/prefix"), authenticating with
-// apiKey. It fails with ErrInvalidArgument for an empty key, a key with
-// white space or control characters, a base URL that is not absolute http
+// apiKey. It fails with ErrInvalidArgument for a key shorter than
+// MinAPIKeyLength or with white space or control characters, options that
+// contradict each other, a base URL that is not absolute http
 // or https, plain http to a host that is not loopback (unless
 // WithInsecureHTTP), or an invalid option. No error it returns holds the
 // key, even when the arguments were swapped.
