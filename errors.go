@@ -60,29 +60,15 @@ var (
 // "unexpected_response", "canceled" or "deadline_exceeded"; "other" for an
 // error that is none of them, and "" for nil.
 func ErrorType(err error) string {
-	switch {
-	case err == nil:
+	if err == nil {
 		return ""
-	case errors.Is(err, ErrInvalidArgument):
-		return "invalid_argument"
-	case errors.Is(err, ErrUnauthorized):
-		return "unauthorized"
-	case errors.Is(err, ErrForbidden):
-		return "forbidden"
-	case errors.Is(err, ErrNotFound):
-		return "not_found"
-	case errors.Is(err, ErrConflict):
-		return "conflict"
-	case errors.Is(err, ErrValidation):
-		return "validation"
-	case errors.Is(err, ErrRateLimited):
-		return "rate_limited"
-	case errors.Is(err, ErrServer):
-		return "server"
-	case errors.Is(err, ErrConnection):
-		return "connection"
-	case errors.Is(err, ErrUnexpectedResponse):
-		return "unexpected_response"
+	}
+	for _, k := range kinds() {
+		if errors.Is(err, k.err) {
+			return k.name
+		}
+	}
+	switch {
 	case errors.Is(err, context.Canceled):
 		return "canceled"
 	case errors.Is(err, context.DeadlineExceeded):
@@ -211,10 +197,20 @@ func kindOfStatus(status int) error {
 	return ErrUnexpectedResponse
 }
 
+// kind is an Err kind and the word ErrorType names it by.
+type kind struct {
+	err  error
+	name string
+}
+
 // kinds lists the Err kinds, in the order ErrorType tries them.
-func kinds() []error {
-	return []error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict,
-		ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse}
+func kinds() []kind {
+	return []kind{
+		{ErrInvalidArgument, "invalid_argument"}, {ErrUnauthorized, "unauthorized"},
+		{ErrForbidden, "forbidden"}, {ErrNotFound, "not_found"}, {ErrConflict, "conflict"},
+		{ErrValidation, "validation"}, {ErrRateLimited, "rate_limited"}, {ErrServer, "server"},
+		{ErrConnection, "connection"}, {ErrUnexpectedResponse, "unexpected_response"},
+	}
 }
 
 // kindOf returns the first kind in the tree of a limiter's failure (depth
@@ -245,7 +241,9 @@ func firstKind(err error) error {
 }
 
 // isKind reports whether err is one of the Err kinds itself.
-func isKind(err error) bool { return slices.Contains(kinds(), err) }
+func isKind(err error) bool {
+	return slices.ContainsFunc(kinds(), func(k kind) bool { return k.err == err })
+}
 
 // invalidArgument returns an error matching ErrInvalidArgument.
 func invalidArgument(format string, args ...any) error {
