@@ -274,7 +274,7 @@ func (cl *call) decide(ctx context.Context, r *result) {
 	if r.rate.asked {
 		wait = max(r.rate.wait, p.waitMin)
 	}
-	if CheckWait(ctx, wait, p.maxWait, "retry") != nil {
+	if (maxWaitLimit{client: p.maxWait}).check(ctx, wait, cl.client.now(), "retry") != nil {
 		if r.rate.asked {
 			r.refusedWait = wait
 		}

@@ -257,3 +257,17 @@ func TestShortKeysAreRefused(t *testing.T) {
 	_, err := seoapi.NewClient("https://api.example.com", "sk_12345")
 	require.NoError(t, err)
 }
+
+// TestRetryWaitKeepsTheClientsMaxWait: the wait before a retry is held to
+// the client's own WithMaxWait, not the default: with a max wait of 0 no
+// retry waits, and the call ends with the answer it got.
+func TestRetryWaitKeepsTheClientsMaxWait(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(503, `{}`))
+	c := newClient(t, rec.srv.URL, seoapi.WithMaxWait(0))
+	_, resp, err := c.Workspaces.List(context.Background(), nil)
+	requireOneKind(t, err, seoapi.ErrServer)
+	require.NotNil(t, resp)
+	assert.Equal(t, 1, resp.Attempts)
+	assert.Len(t, rec.requests(), 1, "a retry waited longer than WithMaxWait")
+}
