@@ -90,16 +90,7 @@ func (cl *call) decodeError(r *result, err error) error {
 // resource, such as a 204: the request took effect (it is not
 // ErrOutcomeUnknown), but its result cannot be read.
 func emptyAnswerError(req *http.Request, ep *endpoint, resp *Response) error {
-	return &APIError{
-		StatusCode: resp.StatusCode,
-		Method:     req.Method,
-		URL:        redactedURL(req),
-		RequestID:  resp.RequestID,
-		Header:     resp.Header,
-		Attempts:   resp.Attempts,
-		Message:    fmt.Sprintf("%s: the server answered %d without the resource; the request took effect", ep.operation, resp.StatusCode),
-		kind:       ErrUnexpectedResponse,
-	}
+	return unexpectedAnswer(req, resp, fmt.Sprintf("%s: the server answered %d without the resource; the request took effect", ep.operation, resp.StatusCode))
 }
 
 // errSecretWithheld stands for the decoding error of an answer that may

@@ -207,9 +207,6 @@ func (s *APIKeysService) Pages(ctx context.Context, workspaceID string, opts *Li
 // after a failure that may have reached the server, so a key is never made
 // twice.
 func (s *APIKeysService) Create(ctx context.Context, workspaceID string, req *APIKeyCreateRequest) (*APIKey, *Response, error) {
-	if req == nil {
-		return nil, nil, invalidArgument("nil *APIKeyCreateRequest")
-	}
 	return callOne[APIKey](ctx, s.client, &createAPIKey, req, workspaceID)
 }
 

@@ -225,10 +225,15 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 }
 
 // callOne sends body to ep and decodes the single resource of its answer.
+// A nil request body fails with ErrInvalidArgument before anything is
+// sent.
 // A 2xx answer without one (a 204, an empty body) fails with
 // ErrUnexpectedResponse: the request took effect, but its result cannot
 // be read.
 func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpoint, body any, ids ...string) (*T, *Response, error) {
+	if rv := reflect.ValueOf(body); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		return nil, nil, invalidArgument("%s: nil %T", ep.operation, body)
+	}
 	path, err := ep.path(ids...)
 	if err != nil {
 		return nil, nil, err

@@ -135,6 +135,14 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 	return json.Unmarshal(body, v)
 }
 
+// newDecoder returns a decoder over body, its string budget the body's
+// length.
+func newDecoder(ctx context.Context, body []byte) *decoder {
+	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
+	d.r.Reset(body)
+	return d
+}
+
 // decodeResourceList decodes a list of one of the SDK's resources,
 // reporting whether v is one.
 func decodeResourceList(ctx context.Context, body []byte, v any, resp *Response, maxItems int) (bool, error) {
@@ -317,8 +325,7 @@ func (d *decoder) decodeObject(res resource, handle func(key []byte) bool) {
 // object, else that member. The body's own members are decoded as they
 // are read; an inner object, when it is the resource, then again.
 func decodeResource(ctx context.Context, body []byte, res resource) error {
-	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
-	d.r.Reset(body)
+	d := newDecoder(ctx, body)
 	if d.r.Peek() != '{' {
 		d.r.Value()
 		return d.finish(errNoObject)
@@ -366,8 +373,7 @@ func unmarshalResource(data []byte, res resource) error {
 		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), singular)
 	}
 	body := []byte(slices.Clone(v))
-	d := &decoder{body: &body, ctx: context.Background(), budget: len(body)}
-	d.r.Reset(body)
+	d := newDecoder(context.Background(), body)
 	d.decodeObject(res, nil)
 	if err := d.finish(d.failed); err != nil {
 		reflect.ValueOf(res).Elem().SetZero()
@@ -384,8 +390,7 @@ type resourcePtr[T any] interface {
 
 // decodeList decodes a list of resources, bare or enveloped, in one pass.
 func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst *[]*T, resp *Response, maxItems int) error {
-	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
-	d.r.Reset(body)
+	d := newDecoder(ctx, body)
 	_, plural := PT(nil).jsonNames()
 	list := []*T{}
 	err := d.readList(plural, resp, func() error {
@@ -404,8 +409,7 @@ func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst 
 // by encoding/json from the list found in body, once the list is known to
 // hold at most maxItems elements.
 func decodeOtherList(ctx context.Context, body []byte, dst reflect.Value, resp *Response, maxItems int) error {
-	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
-	d.r.Reset(body)
+	d := newDecoder(ctx, body)
 	list := []byte("[]")
 	err := d.readList("", resp, func() error {
 		start := d.r.Pos()

@@ -85,9 +85,6 @@ func (s *MembersService) Pages(ctx context.Context, workspaceID string, opts *Li
 // Add adds a member to a workspace (POST /api/workspaces/:id/members). A
 // nil req fails with ErrInvalidArgument before anything is sent.
 func (s *MembersService) Add(ctx context.Context, workspaceID string, req *MemberAddRequest) (*Member, *Response, error) {
-	if req == nil {
-		return nil, nil, invalidArgument("nil *MemberAddRequest")
-	}
 	return callOne[Member](ctx, s.client, &addMember, req, workspaceID)
 }
 

@@ -226,14 +226,14 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 		return nil, err
 	}
 	if p.guard.asked(req.URL) {
-		return nil, pageError(req, nil, "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping")
+		return nil, unexpectedAnswer(req, nil, "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping")
 	}
 	items, resp, err := fetchList[T](p.c, p.ep, req)
 	if err != nil {
 		return nil, err
 	}
 	if sum, ok := itemsSum(items); ok && p.guard.seen(sum) {
-		return nil, pageError(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
+		return nil, unexpectedAnswer(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
 	}
 	if err := p.advance(resp, len(items) == 0); err != nil {
 		return nil, err
@@ -241,7 +241,7 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	page := &Page[T]{Items: items, Response: resp}
 	if p.tokens {
 		if page.Next, err = p.c.token(p.ep, p.path, &p.pos); err != nil {
-			return nil, pageError(req, resp, err.Error())
+			return nil, unexpectedAnswer(req, resp, err.Error())
 		}
 	}
 	return page, nil
@@ -316,12 +316,13 @@ func itemsSum[T any](items []*T) (sum [sha256.Size]byte, ok bool) {
 	return [sha256.Size]byte(h.Sum(nil)), len(items) > 0
 }
 
-// pageError is the ErrUnexpectedResponse of a page that cannot be read or
-// followed; resp is nil when its request was not sent.
-func pageError(req *http.Request, resp *Response, msg string) error {
+// unexpectedAnswer is the ErrUnexpectedResponse of an answer the SDK
+// cannot use (a page that cannot be read or followed, a write answered
+// without its resource); resp is nil when its request was not sent.
+func unexpectedAnswer(req *http.Request, resp *Response, msg string) error {
 	e := &APIError{Method: req.Method, URL: redactedURL(req), Message: msg, kind: ErrUnexpectedResponse}
 	if resp != nil && resp.Response != nil {
-		e.StatusCode, e.RequestID, e.Attempts = resp.StatusCode, resp.RequestID, resp.Attempts
+		e.StatusCode, e.RequestID, e.Attempts, e.Header = resp.StatusCode, resp.RequestID, resp.Attempts, resp.Header
 	}
 	return e
 }
@@ -336,7 +337,7 @@ func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Respon
 		return nil, resp, err
 	}
 	if resp.nextHeldKey {
-		return nil, resp, pageError(req, resp, "the server's next link or cursor holds the API key; it is not followed")
+		return nil, resp, unexpectedAnswer(req, resp, "the server's next link or cursor holds the API key; it is not followed")
 	}
 	return list, resp, nil
 }

@@ -104,9 +104,6 @@ func (s *ProjectsService) Pages(ctx context.Context, workspaceID string, opts *L
 // (POST /api/workspaces/:id/projects). A nil req fails with
 // ErrInvalidArgument before anything is sent.
 func (s *ProjectsService) Create(ctx context.Context, workspaceID string, req *ProjectCreateRequest) (*Project, *Response, error) {
-	if req == nil {
-		return nil, nil, invalidArgument("nil *ProjectCreateRequest")
-	}
 	return callOne[Project](ctx, s.client, &createProject, req, workspaceID)
 }
 
@@ -116,9 +113,6 @@ var createProject = endpoint{operation: "Projects.Create", method: http.MethodPo
 // (PATCH /api/workspaces/:id/projects/:projectId). A nil req fails with
 // ErrInvalidArgument before anything is sent.
 func (s *ProjectsService) Update(ctx context.Context, workspaceID, projectID string, req *ProjectUpdateRequest) (*Project, *Response, error) {
-	if req == nil {
-		return nil, nil, invalidArgument("nil *ProjectUpdateRequest")
-	}
 	return callOne[Project](ctx, s.client, &updateProject, req, workspaceID, projectID)
 }
 

@@ -37,7 +37,7 @@ type redactor struct {
 
 // minSecretLen is the fewest characters a secret has: NewClient refuses a
 // shorter key, and an answer with a shorter created secret is withheld.
-const minSecretLen = 8
+const minSecretLen = MinAPIKeyLength
 
 // maxRounds bounds how many decodings, one inside another, a text is read
 // through.

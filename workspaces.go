@@ -83,9 +83,6 @@ func (s *WorkspacesService) Pages(ctx context.Context, opts *ListOptions) iter.S
 // Create creates a workspace (POST /api/workspaces). A nil req fails with
 // ErrInvalidArgument before anything is sent.
 func (s *WorkspacesService) Create(ctx context.Context, req *WorkspaceCreateRequest) (*Workspace, *Response, error) {
-	if req == nil {
-		return nil, nil, invalidArgument("nil *WorkspaceCreateRequest")
-	}
 	return callOne[Workspace](ctx, s.client, &createWorkspace, req)
 }
 
