@@ -28,7 +28,7 @@ func (cl *call) responseError(r *result, withhold bool) *APIError {
 	}
 	e := &APIError{
 		StatusCode: r.resp.StatusCode,
-		Method:     cl.method,
+		Method:     cl.req.Method,
 		URL:        cl.req.URL.Redacted(),
 		RequestID:  r.rate.requestID,
 		Body:       body,
@@ -113,11 +113,11 @@ func decodeMessage(status int, err error, body []byte, withheld bool) string {
 // own, whatever cause the context carries.
 func (cl *call) failure(ctx context.Context, r *result) error {
 	if r.refusal != nil {
-		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.method, cl.req.URL.Redacted(), cl.attempts
+		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
 		return r.refusal
 	}
 	e := &APIError{
-		Method:         cl.method,
+		Method:         cl.req.Method,
 		URL:            cl.req.URL.Redacted(),
 		Attempts:       cl.attempts,
 		RetryAfter:     r.refusedWait,

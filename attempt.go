@@ -86,32 +86,24 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, &turnError{err}
 	}
+	ctx, cancel := req.Context(), context.CancelFunc(func() {})
 	if t.timeout > 0 {
-		return t.timed(req, ticket)
+		// The Timeout of the caller's http.Client bounds the hop, body
+		// included: it ends when the body is closed.
+		ctx, cancel = context.WithTimeoutCause(ctx, t.timeout, errAttemptTimeout)
+		req = req.WithContext(ctx)
 	}
 	resp, err := t.next.RoundTrip(req)
 	t.limiter.done(ticket, err == nil)
-	if err != nil {
-		return nil, &sendError{err}
-	}
-	return resp, nil
-}
-
-// timed sends req within the hop's own time limit, the Timeout of the
-// caller's http.Client, which ends when the body is closed.
-func (t *hopTransport) timed(req *http.Request, ticket slotTicket) (*http.Response, error) {
-	ctx, cancel := context.WithTimeoutCause(req.Context(), t.timeout, errAttemptTimeout)
-	resp, err := t.next.RoundTrip(req.WithContext(ctx))
-	t.limiter.done(ticket, err == nil)
-	if err != nil {
+	switch {
+	case err != nil:
 		cancel()
-		return nil, &sendError{timeoutCause(ctx, t.timeout, err)}
-	}
-	if resp.Body == http.NoBody {
+		return nil, timeoutCause(ctx, t.timeout, err)
+	case t.timeout > 0 && resp.Body != http.NoBody:
+		resp.Body = &hopBody{ReadCloser: resp.Body, cancel: cancel}
+	default:
 		cancel()
-		return resp, nil
 	}
-	resp.Body = &hopBody{ReadCloser: resp.Body, cancel: cancel}
 	return resp, nil
 }
 
@@ -336,12 +328,6 @@ type limiterError struct{ err error }
 
 func (e *limiterError) Error() string { return "rate limiter: " + e.err.Error() }
 func (e *limiterError) Unwrap() error { return e.err }
-
-// sendError is a failure after the request was handed to the network.
-type sendError struct{ err error }
-
-func (e *sendError) Error() string { return e.err.Error() }
-func (e *sendError) Unwrap() error { return e.err }
 
 // cutError is a failure while reading the body of a response: the
 // request was certainly written and the server answered.

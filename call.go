@@ -71,9 +71,8 @@ type call struct {
 	client *Client
 	ep     *endpoint
 	req    *http.Request // as the caller gave it: its URL is the one errors name
-	method string
-	idem   bool   // whether repeating the request can do no harm
-	body   []byte // the request body, read once; nil when there is none
+	idem   bool          // whether repeating the request can do no harm
+	body   []byte        // the request body, read once; nil when there is none
 	obs    *observation
 	rc     retryablehttp.Client // the loop that runs the attempts
 
@@ -94,7 +93,7 @@ func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := &call{client: c, ep: ep, req: req, method: req.Method, idem: idempotent(req.Method), body: body}
+	cl := &call{client: c, ep: ep, req: req, idem: idempotent(req.Method), body: body}
 	if len(c.observers) > 0 {
 		cl.obs, req = c.startObservation(req, cl)
 	}
@@ -198,7 +197,7 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 	var failed error
 	// A DELETE whose earlier attempt may have taken effect, and whose
 	// retry finds the resource gone, did what was asked.
-	deleted := cl.method == http.MethodDelete && cl.effect && (r.status == http.StatusNotFound || r.status == http.StatusGone)
+	deleted := cl.req.Method == http.MethodDelete && cl.effect && (r.status == http.StatusNotFound || r.status == http.StatusGone)
 	switch {
 	case deleted:
 	case r.kind != nil:

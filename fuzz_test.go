@@ -107,7 +107,7 @@ func FuzzErrorBody(f *testing.F) {
 			t.Fatalf("snippet of %d runes", utf8.RuneCountInString(message))
 		}
 		resp := &http.Response{StatusCode: 500, Header: http.Header{}}
-		cl := &call{client: c, ep: &createAPIKey, req: &http.Request{Method: "POST", URL: c.BaseURL()}, method: "POST"}
+		cl := &call{client: c, ep: &createAPIKey, req: &http.Request{Method: "POST", URL: c.BaseURL()}}
 		e := cl.statusError(&result{resp: resp, data: body, kind: ErrServer, status: 500}).(*APIError)
 		if len(e.Body) > maxErrorBody {
 			t.Fatal("body not capped")
