@@ -8,20 +8,16 @@ import (
 	"github.com/seoapi/seoapi-go"
 )
 
-// kinds maps seoapi.ErrorType's words back to the errors they name.
-var kinds = map[string]error{
-	"invalid_argument":    seoapi.ErrInvalidArgument,
-	"unauthorized":        seoapi.ErrUnauthorized,
-	"forbidden":           seoapi.ErrForbidden,
-	"not_found":           seoapi.ErrNotFound,
-	"conflict":            seoapi.ErrConflict,
-	"validation":          seoapi.ErrValidation,
-	"rate_limited":        seoapi.ErrRateLimited,
-	"server":              seoapi.ErrServer,
-	"connection":          seoapi.ErrConnection,
-	"unexpected_response": seoapi.ErrUnexpectedResponse,
-	"canceled":            context.Canceled,
-	"deadline_exceeded":   context.DeadlineExceeded,
+// kindNamed returns the error seoapi.ErrorType names by word, or nil.
+func kindNamed(word string) error {
+	for _, kind := range []error{seoapi.ErrInvalidArgument, seoapi.ErrUnauthorized, seoapi.ErrForbidden,
+		seoapi.ErrNotFound, seoapi.ErrConflict, seoapi.ErrValidation, seoapi.ErrRateLimited, seoapi.ErrServer,
+		seoapi.ErrConnection, seoapi.ErrUnexpectedResponse, context.Canceled, context.DeadlineExceeded} {
+		if seoapi.ErrorType(kind) == word {
+			return kind
+		}
+	}
+	return nil
 }
 
 // retryable reports whether a write that failed with an error of kind
@@ -39,8 +35,8 @@ func retryable(kind string) bool {
 // earlierFailure is the error of a write that failed in an earlier run;
 // it matches the kind the journal recorded.
 func earlierFailure(r Record) error {
-	kind, ok := kinds[r.Err]
-	if !ok {
+	kind := kindNamed(r.Err)
+	if kind == nil {
 		return fmt.Errorf("bulk: the %s of %q failed in an earlier run (%s); not sent again", r.Op, r.Key, r.Err)
 	}
 	return fmt.Errorf("bulk: the %s of %q failed in an earlier run; not sent again: %w", r.Op, r.Key, kind)

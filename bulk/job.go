@@ -104,7 +104,7 @@ func New(c *seoapi.Client, j Journal, opts ...Option) *Job {
 // load reads the journal the first time the Job needs it.
 func (j *Job) load(ctx context.Context) error {
 	if j.client == nil || j.journal == nil {
-		return fmt.Errorf("%w: bulk: a Job needs a client and a journal", seoapi.ErrInvalidArgument)
+		return invalid("a Job needs a client and a journal")
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
