@@ -162,7 +162,7 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	if f, ok := r.rate.hold(resp.StatusCode, now); ok {
 		// The attempt began before its request was sent: a hold set since
 		// then is newer than the request, and its answer does not lift it.
-		c.transport.limiter.feedback(ctx, slotTicket{sent: cl.attemptStart}, f)
+		c.transport.limiter.feedback(ctx, cl.attemptStart, f)
 	}
 	data, tooLarge, err := c.readBody(resp)
 	if err != nil {

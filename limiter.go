@@ -110,12 +110,12 @@ type slotTicket struct {
 // attemptLimiter is what hopTransport uses for every attempt: acquire
 // blocks until one request may go within maxWait (the client's
 // WithMaxWait), recording each wait in rec when not nil; feedback tells
-// what the answer to t's request said; done tells, once for each acquire
+// what the answer to a request sent at sent said; done tells, once for each acquire
 // that succeeded, that the request was answered, or failed after it may
 // have been sent.
 type attemptLimiter interface {
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
-	feedback(ctx context.Context, t slotTicket, f RateFeedback)
+	feedback(ctx context.Context, sent time.Time, f RateFeedback)
 	done(t slotTicket, answered bool)
 	Budget(ctx context.Context) (Budget, error)
 }
@@ -183,8 +183,8 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 	return t, err
 }
 
-func (l *otherLimiter) feedback(ctx context.Context, t slotTicket, f RateFeedback) {
-	if l.hold.apply(f, t.sent, l.now()) && l.fleet != nil {
+func (l *otherLimiter) feedback(ctx context.Context, sent time.Time, f RateFeedback) {
+	if l.hold.apply(f, sent, l.now()) && l.fleet != nil {
 		l.fleet.Feedback(ctx, f)
 	}
 }

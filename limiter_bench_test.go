@@ -109,7 +109,7 @@ func BenchmarkRateFeedback(b *testing.B) {
 		if !ok || !f.Lift {
 			b.Fatal("no lift")
 		}
-		lim.feedback(context.Background(), slotTicket{}, f)
+		lim.feedback(context.Background(), time.Time{}, f)
 	}
 }
 

@@ -339,7 +339,7 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 	first, err := builtin(l).acquire(context.Background(), time.Minute, &rec)
 	require.NoError(t, err)
 	require.Zero(t, rec.n)
-	l.feedback(context.Background(), first, RateFeedback{Hold: 20 * time.Millisecond})
+	l.feedback(context.Background(), first.sent, RateFeedback{Hold: 20 * time.Millisecond})
 	start := clk.now()
 	require.NoError(t, turn(builtin(l), context.Background(), time.Minute, &rec))
 	assert.Equal(t, []waitRecord{
@@ -374,7 +374,7 @@ func TestServerHold(t *testing.T) {
 				for _, f := range tt.feedback {
 					sent := slotTicket{sent: clk.now()}
 					clk.advance(time.Millisecond)
-					lim.feedback(context.Background(), sent, f)
+					lim.feedback(context.Background(), sent.sent, f)
 				}
 				var rec waitRecords
 				err := turn(lim, context.Background(), 0, &rec)
@@ -415,9 +415,9 @@ func TestStaleAnswerKeepsANewerHold(t *testing.T) {
 		a, err := k.lim.acquire(ctx, time.Hour, nil)
 		require.NoError(t, err)
 		clk.advance(10 * time.Millisecond)
-		k.lim.feedback(ctx, slotTicket{sent: clk.now()}, RateFeedback{Hold: 30 * time.Second})
+		k.lim.feedback(ctx, clk.now(), RateFeedback{Hold: 30 * time.Second})
 		clk.advance(10 * time.Millisecond)
-		k.lim.feedback(ctx, a, RateFeedback{Lift: true})
+		k.lim.feedback(ctx, a.sent, RateFeedback{Lift: true})
 		if k.name == "a FeedbackLimiter" {
 			assert.Equal(t, []RateFeedback{{Hold: 30 * time.Second}}, fleet.told, "the stale Lift is not passed on")
 			continue
@@ -426,7 +426,7 @@ func TestStaleAnswerKeepsANewerHold(t *testing.T) {
 		require.ErrorIs(t, err, ErrRateLimited, "%s: the hold stays", k.name)
 		assert.Contains(t, err.Error(), "server rate limit: wait of 29.99s")
 
-		k.lim.feedback(ctx, slotTicket{sent: clk.now()}, RateFeedback{Lift: true})
+		k.lim.feedback(ctx, clk.now(), RateFeedback{Lift: true})
 		_, err = k.lim.acquire(ctx, 0, nil)
 		require.NoError(t, err, "%s: an answer to a request sent after the hold lifts it", k.name)
 		clk.advance(time.Hour)
@@ -525,14 +525,14 @@ func TestNewAttemptLimiter(t *testing.T) {
 	require.NoError(t, turn(wrapped, ctx, 42*time.Second, nil))
 	assert.Equal(t, 1, user.n)
 	assert.Equal(t, 42*time.Second, user.maxWait, "the client's max wait reaches the Limiter's context")
-	wrapped.feedback(ctx, slotTicket{sent: time.Now()}, RateFeedback{Hold: time.Hour})
+	wrapped.feedback(ctx, time.Now(), RateFeedback{Hold: time.Hour})
 	err := turn(wrapped, ctx, time.Minute, nil)
 	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's hold for a plain Limiter")
 	assert.Equal(t, 1, user.n, "held before the Limiter was asked")
 
 	forwarding := newAttemptLimiter(rateLimitConfig{limiter: fleet}, time.Now)
-	forwarding.feedback(ctx, slotTicket{sent: time.Now()}, RateFeedback{Hold: time.Hour})
-	forwarding.feedback(ctx, slotTicket{sent: time.Now().Add(time.Second)}, RateFeedback{Lift: true})
+	forwarding.feedback(ctx, time.Now(), RateFeedback{Hold: time.Hour})
+	forwarding.feedback(ctx, time.Now().Add(time.Second), RateFeedback{Lift: true})
 	assert.Equal(t, []RateFeedback{{Hold: time.Hour}, {Lift: true}}, fleet.told)
 	require.NoError(t, turn(forwarding, ctx, time.Minute, nil), "a FeedbackLimiter holds back by itself; the client adds no hold")
 	assert.Equal(t, 1, fleet.n)

@@ -73,8 +73,8 @@ func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) {
 	l.hold.apply(f, now, now)
 }
 
-func (l *windowLimiter) feedback(_ context.Context, t slotTicket, f RateFeedback) {
-	l.hold.apply(f, t.sent, l.now())
+func (l *windowLimiter) feedback(_ context.Context, sent time.Time, f RateFeedback) {
+	l.hold.apply(f, sent, l.now())
 }
 
 // Budget returns the limits, the slots held now (requests waiting for
