@@ -10,21 +10,13 @@ import (
 )
 
 // responseError is the *APIError of an answer the call fails on, with its
-// body (none when withhold is set) cleaned of any form of the key and,
-// for an endpoint that creates a secret, of every secret the body names.
+// body (none when withhold is set, or the answer's must be withheld)
+// cleaned by the answer's redactor (see call.answered).
 // It names the URL the caller asked for, not a redirect's.
 func (cl *call) responseError(r *result, withhold bool) *APIError {
-	red, clean := cl.client.redact, true
-	if cl.ep.secret {
-		// A server may have created the secret and still failed the call:
-		// its value is cleaned wherever it appears, or the body withheld.
-		red, clean = red.withSecretsIn(r.data)
-		r.resp.Header = red.header(r.resp.Header)
-		r.rate.requestID = red.string(r.rate.requestID)
-	}
 	var body []byte
-	if clean && !withhold {
-		body = red.errorBody(r.data)
+	if !r.withhold && !withhold {
+		body = r.redact.errorBody(r.data)
 	}
 	e := &APIError{
 		StatusCode: r.resp.StatusCode,

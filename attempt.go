@@ -29,7 +29,12 @@ type result struct {
 	resp     *http.Response // the answer used; nil when there is none
 	data     []byte         // its body, read whole within the cap
 	tooLarge bool           // a 2xx body over the cap: data holds its start
-	rate     rateHeaders    // what resp's headers say, read once
+	// redact cleans what the answer shows: of the key, and for an endpoint
+	// that creates a secret, of every secret the body names; withhold is
+	// set when an error must not show the body at all.
+	redact   *redactor
+	withhold bool
+	rate     rateHeaders // what resp's headers say, read once
 	// link is the Link header as the server sent it: a next link that
 	// holds the key fails its page (fetchList) instead of being redacted.
 	link []string
@@ -168,11 +173,22 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	if err != nil {
 		return cl.failed(ctx, nil, &cutError{err})
 	}
+	r.data, r.tooLarge, r.redact = data, tooLarge, c.redact
+	if cl.ep.secret {
+		// The answer may hold a created secret, also when the call fails:
+		// every secret the body names is cleaned from the headers and the
+		// request ID, and from an error's body, which is withheld when the
+		// secrets cannot all be named.
+		var clean bool
+		r.redact, clean = c.redact.withSecretsIn(data)
+		r.withhold = !clean
+		resp.Header = r.redact.header(resp.Header)
+		r.rate.requestID = r.redact.string(r.rate.requestID)
+	}
 	if resp.Trailer != nil {
 		// Trailer values arrive with the end of the body.
-		resp.Trailer = c.redact.header(resp.Trailer)
+		resp.Trailer = r.redact.header(resp.Trailer)
 	}
-	r.data, r.tooLarge = data, tooLarge
 	if !success(resp.StatusCode) {
 		r.kind = kindOfStatus(resp.StatusCode)
 	}

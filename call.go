@@ -192,8 +192,6 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 	if r.resp == nil {
 		return nil, cl.failure(ctx, r)
 	}
-	// The Response is built after the call's error, which cleans the
-	// answer of a created secret.
 	var failed error
 	// A DELETE whose earlier attempt may have taken effect, and whose
 	// retry finds the resource gone, did what was asked.
@@ -219,8 +217,7 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 		// write the server answered took effect.
 		return resp, cl.failure(ctx, &result{err: ctxErr, sent: true, mayHaveLeft: true})
 	}
-	err = cl.decodeError(r, err)
-	return cl.client.newResponse(r, cl.attempts), err
+	return resp, cl.decodeError(r, err)
 }
 
 // callOne sends body to ep and decodes the single resource of its answer.

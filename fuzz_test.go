@@ -108,7 +108,8 @@ func FuzzErrorBody(f *testing.F) {
 		}
 		resp := &http.Response{StatusCode: 500, Header: http.Header{}}
 		cl := &call{client: c, ep: &createAPIKey, req: &http.Request{Method: "POST", URL: c.BaseURL()}}
-		e := cl.statusError(&result{resp: resp, data: body, kind: ErrServer, status: 500}).(*APIError)
+		red, clean := c.redact.withSecretsIn(body) // as answered does for a secret's endpoint
+		e := cl.statusError(&result{resp: resp, data: body, kind: ErrServer, status: 500, redact: red, withhold: !clean}).(*APIError)
 		if len(e.Body) > maxErrorBody {
 			t.Fatal("body not capped")
 		}
