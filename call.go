@@ -87,12 +87,18 @@ type call struct {
 	effect bool
 }
 
-// do is the one path every call takes, to the endpoint ep.
+// do sends a request whose body, if any, is in req.
 func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	body, err := readRequestBody(req)
 	if err != nil {
 		return nil, err
 	}
+	return c.send(req, ep, body, v)
+}
+
+// send is the one path every call takes, to the endpoint ep, with body
+// as the request's body.
+func (c *Client) send(req *http.Request, ep *endpoint, body []byte, v any) (*Response, error) {
 	cl := &call{client: c, ep: ep, req: req, idem: idempotent(req.Method), body: body}
 	if len(c.observers) > 0 {
 		cl.obs, req = c.startObservation(req, cl)
@@ -234,12 +240,16 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := c.NewRequest(ctx, ep.method, path, body)
+	data, err := encodeBody(body)
+	if err != nil {
+		return nil, nil, err
+	}
+	req, err := c.newRequest(ctx, ep.method, path, data)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := PT(new(T))
-	resp, err := c.do(req, ep, out)
+	resp, err := c.send(req, ep, data, out)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -255,9 +265,9 @@ func callNoContent(ctx context.Context, c *Client, ep *endpoint, ids ...string) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := c.NewRequest(ctx, ep.method, path, nil)
+	req, err := c.newRequest(ctx, ep.method, path, nil)
 	if err != nil {
 		return nil, err
 	}
-	return c.do(req, ep, nil)
+	return c.send(req, ep, nil, nil)
 }

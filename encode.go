@@ -8,8 +8,18 @@ import (
 )
 
 // encodeBody encodes a request body with encoding/json; the SDK's request
-// types encode themselves with their MarshalJSON.
-func encodeBody(body any) ([]byte, error) { return json.Marshal(body) }
+// types encode themselves with their MarshalJSON. A nil body encodes to
+// nil: no body.
+func encodeBody(body any) ([]byte, error) {
+	if body == nil {
+		return nil, nil
+	}
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, invalidArgument("encoding request body: %v", err)
+	}
+	return data, nil
+}
 
 // marshalRequest encodes a request type: typed, the request converted to a
 // type without methods whose tags name its fields, then the members of

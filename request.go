@@ -16,6 +16,23 @@ import (
 // URL's path once dot segments in any encoding are removed) fails with
 // ErrInvalidArgument.
 func (c *Client) NewRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
+	data, err := encodeBody(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := c.newRequest(ctx, method, path, data)
+	if err != nil || data == nil {
+		return req, err
+	}
+	req.ContentLength = int64(len(data))
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return req, nil
+}
+
+// newRequest is NewRequest with the body encoded but not attached: the
+// SDK's own calls hand it to send, which gives each attempt its copy.
+func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
 	if ctx == nil {
 		return nil, invalidArgument("nil context")
 	}
@@ -23,15 +40,7 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if err != nil {
 		return nil, err
 	}
-	var reader io.Reader
-	if body != nil {
-		buf, err := encodeBody(body)
-		if err != nil {
-			return nil, invalidArgument("encoding request body: %v", err)
-		}
-		reader = bytes.NewReader(buf)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, target, reader)
+	req, err := http.NewRequestWithContext(ctx, method, target, nil)
 	if err != nil {
 		return nil, invalidArgument("building request: %v", err)
 	}
