@@ -67,6 +67,7 @@ func serverError(status int) bool { return status >= 500 && status <= 599 }
 // redirects: one RoundTrip is one hop of an attempt.
 type hopTransport struct {
 	next    http.RoundTripper
+	builtIn bool // next is the net/http Transport the SDK built
 	limiter attemptLimiter
 	maxWait time.Duration
 	// timeout bounds one hop, body included (the Timeout of the

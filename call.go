@@ -1,11 +1,13 @@
 package seoapi
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"reflect"
 	"sync/atomic"
 	"time"
@@ -76,9 +78,11 @@ type call struct {
 	obs    *observation
 	rc     retryablehttp.Client // the loop that runs the attempts
 
-	// left is set once the current attempt's body is read or copied:
-	// until then, its request cannot have left.
+	// left is set once the current attempt's request may have left: when
+	// the transport the SDK built has a connection for it (trace), or
+	// when a caller's transport read or copied its body.
 	left         *atomic.Bool
+	trace        httptrace.ClientTrace
 	attemptStart time.Time
 	attempts     int    // attempts sent
 	last         result // the latest attempt's, as settle worked it out
@@ -93,15 +97,36 @@ func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.send(req, ep, body, v)
+	cl := c.newCall(ep, req.Method, body)
+	if ctx := cl.context(req.Context()); ctx != req.Context() {
+		req = req.WithContext(ctx)
+	}
+	return cl.send(req, v)
 }
 
-// send is the one path every call takes, to the endpoint ep, with body
-// as the request's body.
-func (c *Client) send(req *http.Request, ep *endpoint, body []byte, v any) (*Response, error) {
-	cl := &call{client: c, ep: ep, req: req, idem: idempotent(req.Method), body: body}
-	if len(c.observers) > 0 {
-		cl.obs, req = c.startObservation(req, cl)
+// newCall begins a call to ep whose request has body.
+func (c *Client) newCall(ep *endpoint, method string, body []byte) *call {
+	return &call{client: c, ep: ep, idem: idempotent(method), body: body}
+}
+
+// context returns the context the call's request must carry. A request
+// with a body sent through the transport the SDK built gets a trace that
+// marks the current attempt's request as possibly sent once net/http's
+// Transport has a connection for it: net/http calls GotConn within
+// RoundTrip, before it writes anything.
+func (cl *call) context(ctx context.Context) context.Context {
+	if ctx == nil || cl.body == nil || !cl.client.transport.builtIn {
+		return ctx
+	}
+	cl.trace.GotConn = func(httptrace.GotConnInfo) { cl.left.Store(true) }
+	return httptrace.WithClientTrace(ctx, &cl.trace)
+}
+
+// send is the one path every call takes.
+func (cl *call) send(req *http.Request, v any) (*Response, error) {
+	cl.req = req
+	if len(cl.client.observers) > 0 {
+		cl.obs, req = cl.client.startObservation(req, cl)
 	}
 	resp, err := cl.run(req, v)
 	if cl.obs != nil {
@@ -172,7 +197,13 @@ func (cl *call) prepare(req *http.Request) error {
 	}
 	left := cl.left
 	req.ContentLength = int64(len(cl.body))
-	req.Body = newSentBody(cl.body, left)
+	if cl.trace.GotConn != nil {
+		// A reader net/http knows to be in memory goes out in the same
+		// write as the headers.
+		req.Body = io.NopCloser(bytes.NewReader(cl.body))
+	} else {
+		req.Body = newSentBody(cl.body, left)
+	}
 	req.GetBody = func() (io.ReadCloser, error) {
 		left.Store(true)
 		return newSentBody(cl.body, left), nil
@@ -244,12 +275,13 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := c.newRequest(ctx, ep.method, path, data)
+	cl := c.newCall(ep, ep.method, data)
+	req, err := c.newRequest(cl.context(ctx), ep.method, path)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := PT(new(T))
-	resp, err := c.send(req, ep, data, out)
+	resp, err := cl.send(req, out)
 	if err != nil {
 		return nil, resp, err
 	}
@@ -265,9 +297,9 @@ func callNoContent(ctx context.Context, c *Client, ep *endpoint, ids ...string) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := c.newRequest(ctx, ep.method, path, nil)
+	req, err := c.newRequest(ctx, ep.method, path)
 	if err != nil {
 		return nil, err
 	}
-	return c.send(req, ep, nil, nil)
+	return c.newCall(ep, ep.method, nil).send(req, nil)
 }

@@ -208,12 +208,13 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 	if hc != nil {
 		wrapped = *hc
 	}
-	next := wrapped.Transport
-	if next == nil {
+	next, builtIn := wrapped.Transport, wrapped.Transport == nil
+	if builtIn {
 		next = newStallTransport(stallTimeout)
 	}
 	c.transport = &hopTransport{
 		next:     next,
+		builtIn:  builtIn,
 		limiter:  newAttemptLimiter(rl, c.now),
 		maxWait:  c.retry.maxWait,
 		timeout:  wrapped.Timeout,

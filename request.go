@@ -20,7 +20,7 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := c.newRequest(ctx, method, path, data)
+	req, err := c.newRequest(ctx, method, path)
 	if err != nil || data == nil {
 		return req, err
 	}
@@ -30,9 +30,9 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	return req, nil
 }
 
-// newRequest is NewRequest with the body encoded but not attached: the
-// SDK's own calls hand it to send, which gives each attempt its copy.
-func (c *Client) newRequest(ctx context.Context, method, path string, body []byte) (*http.Request, error) {
+// newRequest is NewRequest without a body: the SDK's own calls give the
+// encoded body to their call, which gives each attempt its copy.
+func (c *Client) newRequest(ctx context.Context, method, path string) (*http.Request, error) {
 	if ctx == nil {
 		return nil, invalidArgument("nil context")
 	}
