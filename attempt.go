@@ -254,9 +254,11 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 }
 
 // mayHaveLeft is the one answer to "may this attempt's request have
-// reached the server?": yes once it was answered; no when its body was
-// neither read nor copied, or when the connection never opened (a dial or
-// a TLS handshake that failed). When the caller's context has ended, err
+// reached the server?": yes once it was answered; no when a request with
+// a body was never marked as possibly sent (call.left: the built-in
+// transport had no connection for it, or a caller's transport neither
+// read nor copied its body), or when the connection never opened (a dial
+// or a TLS handshake that failed). When the caller's context has ended, err
 // may be the context's cause, another call's error, which says nothing of
 // this attempt.
 func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
