@@ -149,20 +149,9 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 		}
 	}
 	defer r.Close()
-	if req.ContentLength <= 0 {
-		body, err := io.ReadAll(r)
-		if err != nil {
-			return nil, invalidArgument("reading request body: %v", err)
-		}
-		return body, nil
-	}
-	// One buffer of the length the request declares.
-	body := make([]byte, req.ContentLength)
-	if _, err := io.ReadFull(r, body); err != nil {
+	body, err := io.ReadAll(r)
+	if err != nil {
 		return nil, invalidArgument("reading request body: %v", err)
-	}
-	if n, _ := r.Read(make([]byte, 1)); n > 0 {
-		return nil, invalidArgument("request body longer than its ContentLength")
 	}
 	return body, nil
 }
