@@ -99,7 +99,7 @@ func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
 	}
 	resp, err := cl.run(req, v)
 	if cl.obs != nil {
-		cl.obs.end(resp, err, cl.attempts)
+		cl.obs.end(resp, err)
 	}
 	return resp, err
 }
