@@ -6,14 +6,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 )
 
-// responseError is the *APIError of an answer the call fails on, with
-// its body cleaned by the answer's redactor, or none when it must be
-// withheld (see call.answered). It names the URL the caller asked for,
-// not a redirect's.
+// responseError is the *APIError of an answer the call fails on, with its
+// body cleaned (see call.answered). It names the URL the caller asked for.
 func (cl *call) responseError(r *result) *APIError {
 	e := &APIError{
 		StatusCode: r.resp.StatusCode,
@@ -64,7 +61,7 @@ func (cl *call) decodeError(r *result, err error) error {
 	case cl.ep.secret:
 		// The answer of a created key may hold its secret anywhere: none
 		// of it, nor what a decoder quoted of it, goes into the error.
-		e.Body, e.Err = nil, errSecretWithheld
+		e.Body, e.Err = nil, errors.New("the answer could not be read")
 		e.Message = fmt.Sprintf("decoding the %d response: %v (body withheld: it may hold a created secret)", r.status, e.Err)
 	case errors.Is(e.Err, errBodyTooLarge):
 		e.Message = fmt.Sprintf("%d response: %v", r.status, e.Err)
@@ -74,21 +71,9 @@ func (cl *call) decodeError(r *result, err error) error {
 	return e
 }
 
-// errSecretWithheld stands for the decoding error of an answer that may
-// hold a created secret.
-var errSecretWithheld = errors.New("the answer could not be read")
-
-// emptyAnswerError is the error of a 2xx answer to ep that holds no
-// resource, such as a 204: the request took effect (it is not
-// ErrOutcomeUnknown), but its result cannot be read.
-func emptyAnswerError(req *http.Request, ep *endpoint, resp *Response) error {
-	return unexpectedAnswer(req, resp, fmt.Sprintf("%s: the server answered %d without the resource; the request took effect", ep.operation, resp.StatusCode))
-}
-
-// failure is the error of a call that ended without an answer to use.
-// Its kind and whether a write may have taken effect come from what this
-// call did; when the caller's context ended, the error is the context's
-// own, whatever cause the context carries.
+// failure is the error of a call that ended without an answer to use. It
+// says what this call did; when the caller's context ended, the error is
+// the context's own, whatever cause the context carries.
 func (cl *call) failure(ctx context.Context, r *result) error {
 	if r.refusal != nil {
 		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
@@ -105,10 +90,7 @@ func (cl *call) failure(ctx context.Context, r *result) error {
 	var lim *limiterError
 	switch {
 	case r.kind == nil:
-		e.Err = ctx.Err()
-		if e.Err == nil {
-			e.Err = r.err
-		}
+		e.Err = cmp.Or(ctx.Err(), r.err)
 	case errors.As(r.err, &lim):
 		e.Message = "not sent: the rate limiter failed"
 		e.Err = causeError{cl.client.cleanCause(lim.err)}
@@ -132,11 +114,10 @@ func (c *Client) cleanCause(err error) error {
 	return err
 }
 
-// causeError holds the cause of a failure whose kind the SDK chose (a
-// connection or a limiter that failed). errors.As reaches into it, and
-// errors.Is too, except for the kinds and the context errors: the
-// *APIError around it has exactly one kind, and an attempt or a limiter's
-// store that timed out is not the caller's context ending.
+// causeError holds the cause of a failure whose kind the SDK chose.
+// errors.Is and errors.As reach into it, except for the kinds and the
+// context errors: the *APIError around it has one kind, and an attempt or
+// a limiter's store that timed out is not the caller's context ending.
 type causeError struct{ err error }
 
 func (e causeError) Error() string { return e.err.Error() }
@@ -144,10 +125,8 @@ func (e causeError) Error() string { return e.err.Error() }
 // Is reports whether the cause matches target, unless target is a kind or
 // a context error.
 func (e causeError) Is(target error) bool {
-	if isKind(target) || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled {
-		return false
-	}
-	return errors.Is(e.err, target)
+	hidden := isKind(target) || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled
+	return !hidden && errors.Is(e.err, target)
 }
 
 // As finds the first error in the cause's chain that matches target.

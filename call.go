@@ -244,7 +244,8 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 		return nil, resp, err
 	}
 	if out.Raw() == nil {
-		return nil, resp, emptyAnswerError(req, ep, resp)
+		msg := fmt.Sprintf("%s: the server answered %d without the resource; the request took effect", ep.operation, resp.StatusCode)
+		return nil, resp, unexpectedAnswer(req, resp, msg)
 	}
 	return out, resp, nil
 }

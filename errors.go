@@ -10,9 +10,8 @@ import (
 	"time"
 )
 
-// The kinds of failure a call can end in: every error of a call matches
-// exactly one of them with errors.Is, or is its context's error. The
-// README's Errors section has the table; docs/errors.md the details.
+// The kinds of failure: every error of a call matches exactly one of them
+// with errors.Is, or is its context's error (see the README's table).
 var (
 	// ErrInvalidArgument means the SDK rejected an argument and sent nothing.
 	ErrInvalidArgument = errors.New("seoapi: invalid argument")
@@ -28,8 +27,7 @@ var (
 	// the request's content.
 	ErrValidation = errors.New("seoapi: validation failed")
 	// ErrRateLimited is a 429, or a wait for the rate limit longer than
-	// WithMaxWait or the context's deadline, which the SDK refused (then
-	// nothing was sent, and RetryAfter is the wait refused).
+	// WithMaxWait or the context's deadline, refused with nothing sent.
 	ErrRateLimited = errors.New("seoapi: rate limited")
 	// ErrServer is a 408, 425 or any 5xx.
 	ErrServer = errors.New("seoapi: server error")
@@ -39,22 +37,20 @@ var (
 	// ErrUnexpectedResponse is a 2xx the SDK cannot read, a redirect not
 	// followed, or a status no other kind names (1xx, 402, 405, ...).
 	ErrUnexpectedResponse = errors.New("seoapi: unexpected response")
-	// ErrOutcomeUnknown is matched, besides the kind, by the error of a
-	// POST or PATCH that may have taken effect: cut or timed out after it
-	// may have left, or answered with a 5xx. Look before repeating it.
+	// ErrOutcomeUnknown is also matched by the error of a POST or PATCH
+	// that may have taken effect: cut, timed out or canceled after it may
+	// have left, or answered with a 5xx. Look before repeating it.
 	ErrOutcomeUnknown = errors.New("seoapi: outcome unknown")
 )
 
-// kind is an Err kind, the word ErrorType names it by, and the statuses
-// that are that kind.
+// kind is an Err kind, the word ErrorType names it by, and its statuses.
 type kind struct {
 	err      error
 	name     string
 	statuses []int
 }
 
-// kinds lists the Err kinds. A status no kind lists is ErrServer when it
-// is a 5xx and ErrUnexpectedResponse otherwise.
+// kinds lists the Err kinds, in the order ErrorType tries them.
 var kinds = [...]kind{
 	{ErrInvalidArgument, "invalid_argument", nil},
 	{ErrUnauthorized, "unauthorized", []int{401, 407}},
@@ -68,9 +64,8 @@ var kinds = [...]kind{
 	{ErrUnexpectedResponse, "unexpected_response", nil},
 }
 
-// ErrorType names the kind of err in one stable word for logs and
-// metrics, such as "not_found", "canceled" or "deadline_exceeded"; "other"
-// for an error of no kind, and "" for nil.
+// ErrorType names err's kind in one stable word for logs and metrics, such
+// as "not_found" or "canceled": "other" for no kind, "" for nil.
 func ErrorType(err error) string {
 	for _, k := range kinds {
 		if errors.Is(err, k.err) {
@@ -88,7 +83,8 @@ func ErrorType(err error) string {
 	return "other"
 }
 
-// kindOfStatus returns the one kind of a status.
+// kindOfStatus returns the kind that lists status; a 5xx is ErrServer,
+// and a status no kind lists ErrUnexpectedResponse.
 func kindOfStatus(status int) error {
 	if serverError(status) {
 		return ErrServer
@@ -101,14 +97,13 @@ func kindOfStatus(status int) error {
 	return ErrUnexpectedResponse
 }
 
-// isKind reports whether err is one of the Err kinds itself.
 func isKind(err error) bool {
 	return slices.ContainsFunc(kinds[:], func(k kind) bool { return k.err == err })
 }
 
 // kindOf returns the first kind in the tree of a limiter's failure (depth
-// first, in order), or ErrConnection: a failure that names no kind left
-// the call without a usable response.
+// first), or ErrConnection: a failure of no kind left the call without a
+// usable response.
 func kindOf(err error) error {
 	if kind := firstKind(err); kind != nil {
 		return kind
@@ -133,21 +128,18 @@ func firstKind(err error) error {
 	return nil
 }
 
-// invalidArgument returns an error matching ErrInvalidArgument.
 func invalidArgument(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
 }
 
-// maxErrorBody caps APIError.Body.
-const maxErrorBody = 64 << 10
+const (
+	maxErrorBody = 64 << 10 // caps APIError.Body
+	maxSnippet   = 200      // caps the runes of a non-JSON body used as a message
+)
 
-// maxSnippet caps the text of a plain-text or HTML body used as a message.
-const maxSnippet = 200
-
-// APIError is the error of a call that failed after it was built: a
-// non-2xx answer, a 2xx the SDK could not read, no usable response, or a
-// wait for the rate limit the SDK refused. It matches one kind (see
-// docs/errors.md). StatusCode is 0 when no response was used.
+// APIError is the error of a call that failed after it was built. It
+// matches exactly one kind, and ErrOutcomeUnknown when a write may have
+// taken effect (see docs/errors.md). StatusCode is 0 without a response.
 type APIError struct {
 	StatusCode int
 	Method     string
@@ -200,7 +192,7 @@ func (e *APIError) Error() string {
 }
 
 // Is reports whether target is the error's kind, or ErrOutcomeUnknown
-// when a write may have reached the server.
+// when a write may have taken effect.
 func (e *APIError) Is(target error) bool {
 	if target == ErrOutcomeUnknown {
 		return e.outcomeUnknown
@@ -208,19 +200,14 @@ func (e *APIError) Is(target error) bool {
 	return target != nil && target == e.Kind()
 }
 
-// Unwrap returns the underlying error, such as a *net.OpError or the
-// context's error.
+// Unwrap returns the underlying error.
 func (e *APIError) Unwrap() error { return e.Err }
 
-// Kind returns the one Err kind the error matches, or nil when it is a
-// context's error. For an APIError built outside the SDK it follows from
-// StatusCode.
+// Kind returns the one Err kind the error matches, or nil for a context's
+// error. An APIError built outside the SDK has the kind of its StatusCode.
 func (e *APIError) Kind() error {
-	switch {
-	case e.kind != nil:
+	if e.kind != nil || e.StatusCode == 0 {
 		return e.kind
-	case e.StatusCode == 0:
-		return nil
 	}
 	return kindOfStatus(e.StatusCode)
 }
