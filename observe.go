@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -8,13 +9,11 @@ import (
 	"time"
 )
 
-// Observer is told what every call of a Client does: its start and end,
-// each attempt, and each wait for the rate limit (see
-// docs/observability.md). Observe returns the context the observers go on
-// with: it comes back with the events that follow, so a span started at
-// EventCallStart or EventAttemptStart can live in it. The request keeps
-// the caller's context. An Observer must be safe for concurrent use; a
-// panic in Observe is recovered and the call goes on.
+// Observer is told what every call of a Client does (docs/observability.md).
+// The context Observe returns comes back with the events that follow, so a
+// span started at EventCallStart or EventAttemptStart can live in it; the
+// request keeps the caller's context. An Observer must be safe for
+// concurrent use; a panic in Observe is recovered.
 type Observer interface {
 	Observe(ctx context.Context, e Event) context.Context
 }
@@ -59,9 +58,8 @@ const (
 type Event struct {
 	Type      EventType
 	Operation string // the SDK method, such as "Projects.List"; "Client.Do" for a request of no endpoint
-	// Route is the method and path template, such as
-	// "GET /api/workspaces/{id}/projects", or "METHOD /{path}" for a request
-	// of no endpoint. It holds no ID, so it suits span names and metric labels.
+	// Route is the method and path template, such as "GET /api/workspaces/{id}/projects"
+	// ("METHOD /{path}" for no endpoint): it holds no ID, so it suits metric labels.
 	Route         string
 	Method        string // the request's HTTP method
 	URL           string // the request URL as APIError.URL shows it; it holds IDs: never a metric label
@@ -79,47 +77,40 @@ type Event struct {
 	RetryWait  time.Duration
 	Level      WaitLevel // at EventLimiterWait: the limit that held the request back
 
-	// Header, at EventAttemptStart, takes headers to send with the
-	// attempt, such as W3C trace context. Authorization, Content-Type,
-	// Accept and User-Agent cannot be set through it.
+	// Header, at EventAttemptStart, takes headers to send with the attempt, such as
+	// W3C trace context; not Authorization, Content-Type, Accept or User-Agent.
 	Header http.Header
 }
 
 // observation is what the observers of one call share across its
-// events; a call of a client without observers has none.
+// events; a call of a client without observers has none. Each event is
+// made from the one that opened its call or its attempt.
 type observation struct {
-	call      *call // counts the attempts
-	observers []Observer
-	base      Event // what every event of the call names
-	ctx       context.Context
-	callStart time.Time
-
-	attempt      int // the open attempt's number; 0 when none is open
-	attemptStart time.Time
-	attemptCtx   context.Context
-	header       http.Header // the headers the observers asked to send
-	waits        waitRecords // the waits of the current hop
+	call       *call // counts the attempts
+	start      Event // the call's EventCallStart
+	ctx        context.Context
+	attempt    Event // the open attempt's EventAttemptStart; Attempt is 0 when none is open
+	attemptCtx context.Context
+	waits      waitRecords // the waits of the current hop
 }
 
 type observationKey struct{}
 
-// startObservation tells the observers a call began and returns the
-// request to send, whose context carries the observation to the
-// transport. The request keeps the caller's context: the observers' goes
-// with their events only.
+// startObservation tells the observers a call began and returns req with
+// the observation in its context, for the transport.
 func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *http.Request) {
-	o := &observation{call: cl, observers: c.observers, callStart: time.Now()}
-	o.base = Event{
+	o := &observation{call: cl}
+	o.start = Event{
+		Type:          EventCallStart,
 		Operation:     cl.ep.operation,
 		Route:         cl.ep.name(),
 		Method:        req.Method,
 		URL:           cl.req.URL.Redacted(),
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
+		Start:         time.Now(),
 	}
-	e := o.base
-	e.Type, e.Start = EventCallStart, o.callStart
-	o.ctx = o.notify(req.Context(), e)
+	o.ctx = o.notify(req.Context(), o.start)
 	return o, req.WithContext(context.WithValue(req.Context(), observationKey{}, o))
 }
 
@@ -131,7 +122,7 @@ func observationFrom(ctx context.Context) *observation {
 // notify tells every observer about e, each with the context the one
 // before it returned, and returns the last one's.
 func (o *observation) notify(ctx context.Context, e Event) context.Context {
-	for _, obs := range o.observers {
+	for _, obs := range o.call.client.observers {
 		ctx = observeSafely(obs, ctx, e)
 	}
 	return ctx
@@ -139,42 +130,40 @@ func (o *observation) notify(ctx context.Context, e Event) context.Context {
 
 // observeSafely skips an observer that panics or returns no context.
 func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Context) {
-	out = ctx
 	defer func() {
 		if recover() != nil {
 			out = ctx
 		}
 	}()
 	if next := obs.Observe(ctx, e); next != nil {
-		out = next
+		return next
 	}
-	return out
+	return ctx
 }
 
-// acquire waits for the limiter's turn of one hop of an attempt, and
-// tells the observers: the attempt's start at its first hop (a redirect
-// followed is not another attempt), then each wait. It returns req with
-// the headers the observers asked for.
+// acquire waits for the limiter's turn of one hop and tells the observers:
+// the attempt's start at its first hop (a redirect is no new attempt),
+// then each wait. It returns req with the headers they asked for.
 func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.Duration) (*http.Request, slotTicket, error) {
-	if o.attempt == 0 {
-		o.attempt, o.attemptStart, o.header = o.call.attempts+1, time.Now(), http.Header{}
-		e := o.base
-		e.Type, e.Attempt, e.Start, e.Header = EventAttemptStart, o.attempt, o.attemptStart, o.header
-		o.attemptCtx = o.notify(o.ctx, e)
+	if o.attempt.Attempt == 0 {
+		o.attempt = o.start
+		o.attempt.Type, o.attempt.Attempt, o.attempt.Start = EventAttemptStart, o.call.attempts+1, time.Now()
+		o.attempt.Header = http.Header{}
+		o.attemptCtx = o.notify(o.ctx, o.attempt)
 	}
 	o.waits = waitRecords{}
 	ticket, err := l.acquire(req.Context(), maxWait, &o.waits)
 	for _, w := range o.waits.all() {
-		e := o.base
-		e.Type, e.Attempt, e.Start, e.Duration, e.Level = EventLimiterWait, o.attempt, w.start, w.d, w.level
+		e := o.attempt
+		e.Type, e.Start, e.Duration, e.Level, e.Header = EventLimiterWait, w.start, w.d, w.level, nil
 		e.Err, e.ErrorType = w.err, ErrorType(w.err)
 		o.notify(o.attemptCtx, e)
 	}
-	if len(o.header) == 0 {
+	if len(o.attempt.Header) == 0 {
 		return req, ticket, err
 	}
 	out := req.Clone(req.Context())
-	for k, v := range o.header {
+	for k, v := range o.attempt.Header {
 		if !reservedHeader(k) {
 			out.Header[k] = v
 		}
@@ -193,31 +182,25 @@ func reservedHeader(key string) bool {
 // endAttempt tells the observers how the open attempt ended and whether
 // another follows.
 func (o *observation) endAttempt(r *result) {
-	if o.attempt == 0 {
+	if o.attempt.Attempt == 0 {
 		return
 	}
-	e := o.base
-	e.Type, e.Attempt, e.Start, e.Duration = EventAttemptEnd, o.attempt, o.attemptStart, time.Since(o.attemptStart)
+	e := o.attempt
+	e.Type, e.Duration, e.Header = EventAttemptEnd, time.Since(e.Start), nil
 	e.StatusCode, e.RequestID, e.Retry, e.RetryWait = r.status, r.rate.requestID, r.retry, r.wait
-	kind := r.kind
-	if kind == nil {
-		// An attempt without a kind ended with the caller's context, and
-		// r.err is the context's error.
-		kind = r.err
-	}
-	e.ErrorType = ErrorType(kind)
 	if r.err != nil {
-		// An attempt's error may quote what a hostile server sent.
-		e.Err = o.call.client.cleanCause(r.err)
+		e.Err = o.call.client.cleanCause(r.err) // it may quote a hostile server
 	}
-	o.attempt = 0
+	// An attempt of no kind ended with the caller's context, its r.err.
+	e.ErrorType = ErrorType(cmp.Or(r.kind, r.err))
+	o.attempt.Attempt = 0
 	o.notify(o.attemptCtx, e)
 }
 
 // end tells the observers the call ended.
 func (o *observation) end(resp *Response, err error) {
-	e := o.base
-	e.Type, e.Attempt, e.Start, e.Duration = EventCallEnd, o.call.attempts, o.callStart, time.Since(o.callStart)
+	e := o.start
+	e.Type, e.Attempt, e.Duration = EventCallEnd, o.call.attempts, time.Since(e.Start)
 	if resp != nil {
 		e.StatusCode, e.RequestID = resp.StatusCode, resp.RequestID
 	}
@@ -225,27 +208,19 @@ func (o *observation) end(resp *Response, err error) {
 	o.notify(o.ctx, e)
 }
 
-// slogObserver writes the SDK's log records: each attempt at Debug; a
-// retry after a long wait and a long wait for the rate limit at Warn.
-// Records hold the method, the path, the attempt, the duration, the
-// status or error, the request ID and the wait: never a header, a body or
-// the key.
+// slogObserver logs each attempt at Debug, and a long wait, for a retry
+// or for the rate limit, at Warn; never a header, a body or the key.
 type slogObserver struct{ logger *slog.Logger }
 
-// longWait is the wait after which the SDK warns: a caller may take it
-// for a hang.
+// longWait is the wait after which the SDK warns: it may look like a hang.
 const longWait = time.Second
 
 // Observe implements Observer.
 func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
-	switch e.Type {
-	case EventAttemptEnd:
-		attrs := []slog.Attr{
-			slog.String("method", e.Method),
-			slog.String("path", pathOf(e.URL)),
-			slog.Int("attempt", e.Attempt),
-			slog.Duration("duration", e.Duration),
-		}
+	switch {
+	case e.Type == EventAttemptEnd:
+		attrs := []slog.Attr{slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
+			slog.Int("attempt", e.Attempt), slog.Duration("duration", e.Duration)}
 		if e.StatusCode != 0 {
 			attrs = append(attrs, slog.Int("status", e.StatusCode))
 		}
@@ -262,17 +237,15 @@ func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 		if e.Retry && e.RetryWait > longWait {
 			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: retrying after a long wait", attrs...)
 		}
-	case EventLimiterWait:
-		if e.Duration > longWait {
-			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: throttled by rate limit",
-				slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
-				slog.String("level", string(e.Level)), slog.Duration("waited", e.Duration))
-		}
+	case e.Type == EventLimiterWait && e.Duration > longWait:
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: throttled by rate limit",
+			slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
+			slog.String("level", string(e.Level)), slog.Duration("waited", e.Duration))
 	}
 	return ctx
 }
 
-// pathOf returns the path of a URL string, without its query.
+// pathOf returns the path of a URL, without its query, which may hold IDs.
 func pathOf(rawURL string) string {
 	if u, err := url.Parse(rawURL); err == nil {
 		return u.Path
