@@ -79,15 +79,12 @@ type hopTransport struct {
 // RoundTrip waits for the limiter's turn, sends req and tells the limiter
 // when the answer arrived (or the send failed).
 func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	var obs *observation
-	var waits *waitRecords
+	var ticket slotTicket
+	var err error
 	if t.observed {
-		obs = observationFrom(req.Context())
-		req, waits = obs.beginAttempt(req), obs.newWaits()
-	}
-	ticket, err := t.limiter.acquire(req.Context(), t.maxWait, waits)
-	if obs != nil {
-		obs.reportWaits(waits)
+		req, ticket, err = observationFrom(req.Context()).acquire(req, t.limiter, t.maxWait)
+	} else {
+		ticket, err = t.limiter.acquire(req.Context(), t.maxWait, nil)
 	}
 	if err != nil {
 		return nil, &turnError{err}
@@ -148,7 +145,7 @@ func (cl *call) settle(ctx context.Context, resp *http.Response, err error) (boo
 	}
 	cl.decide(ctx, &r)
 	if cl.obs != nil {
-		cl.obs.endAttempt(&r, ctx.Err())
+		cl.obs.endAttempt(&r)
 	}
 	cl.record(r)
 	return r.retry, nil

@@ -130,7 +130,7 @@ func (cl *call) send(req *http.Request, v any) (*Response, error) {
 	}
 	resp, err := cl.run(req, v)
 	if cl.obs != nil {
-		cl.obs.end(resp, err, cl.attempts)
+		cl.obs.end(resp, err)
 	}
 	return resp, err
 }
@@ -275,7 +275,8 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 		return nil, resp, err
 	}
 	if out.Raw() == nil {
-		return nil, resp, emptyAnswerError(req, ep, resp)
+		msg := fmt.Sprintf("%s: the server answered %d without the resource; the request took effect", ep.operation, resp.StatusCode)
+		return nil, resp, unexpectedAnswer(req, resp, msg)
 	}
 	return out, resp, nil
 }

@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -8,21 +9,11 @@ import (
 	"time"
 )
 
-// Observer is told what every call of a Client does: its start and end,
-// each attempt, and each wait for the rate limit. Give observers with
-// WithObserver; WithLogger adds one that writes slog records. An Observer
-// must be safe for concurrent use. A panic in Observe is recovered and the
-// call goes on.
-//
-// Observe returns the context the observers go on with: an observer that
-// starts a span at EventCallStart or EventAttemptStart returns a context
-// holding it, and receives that context with the events that follow
-// (EventLimiterWait and EventAttemptEnd for an attempt, EventCallEnd for a
-// call). The request itself keeps the caller's context, so no observer
-// can change its deadline, its cancellation or its values; headers an
-// observer wants sent go through Event.Header. Events never carry the API
-// key; the only body or header they hold is that of the *APIError in Err,
-// which is redacted.
+// Observer is told what every call of a Client does (docs/observability.md).
+// The context Observe returns comes back with the events that follow, so a
+// span started at EventCallStart or EventAttemptStart can live in it; the
+// request keeps the caller's context. An Observer must be safe for
+// concurrent use; a panic in Observe is recovered.
 type Observer interface {
 	Observe(ctx context.Context, e Event) context.Context
 }
@@ -30,10 +21,9 @@ type Observer interface {
 // EventType says what an Event reports.
 type EventType uint8
 
-// The events of a call, in the order they happen. A call has one
-// EventCallStart and one EventCallEnd; between them, each attempt has an
-// EventAttemptStart, an EventLimiterWait when the rate limit held it back,
-// and an EventAttemptEnd.
+// The events of a call, in the order they happen: one EventCallStart;
+// for each attempt an EventAttemptStart, an EventLimiterWait for each wait
+// for the rate limit, and an EventAttemptEnd; one EventCallEnd.
 const (
 	EventCallStart EventType = iota + 1
 	EventAttemptStart
@@ -44,17 +34,9 @@ const (
 
 // String returns the event type's name, such as "call_start".
 func (t EventType) String() string {
-	switch t {
-	case EventCallStart:
-		return "call_start"
-	case EventAttemptStart:
-		return "attempt_start"
-	case EventLimiterWait:
-		return "limiter_wait"
-	case EventAttemptEnd:
-		return "attempt_end"
-	case EventCallEnd:
-		return "call_end"
+	names := [...]string{"unknown", "call_start", "attempt_start", "limiter_wait", "attempt_end", "call_end"}
+	if int(t) < len(names) {
+		return names[t]
 	}
 	return "unknown"
 }
@@ -70,103 +52,65 @@ const (
 	WaitLimiter   WaitLevel = "limiter"    // a Limiter given with WithLimiter, such as a fleet limiter
 )
 
-// Event is one thing a call did. Which fields are set depends on Type.
+// Event is one thing a call did; which fields are set depends on Type
+// (docs/observability.md has the table). Events never hold the API key,
+// and the body and header of an *APIError in Err are redacted.
 type Event struct {
-	Type EventType
+	Type      EventType
+	Operation string // the SDK method, such as "Projects.List"; "Client.Do" for a request of no endpoint
+	// Route is the method and path template, such as "GET /api/workspaces/{id}/projects"
+	// ("METHOD /{path}" for no endpoint): it holds no ID, so it suits metric labels.
+	Route         string
+	Method        string // the request's HTTP method
+	URL           string // the request URL as APIError.URL shows it; it holds IDs: never a metric label
+	ServerAddress string // the base URL's host
+	ServerPort    int    // the base URL's port
 
-	// Operation names the SDK method, such as "Projects.List"; a request
-	// sent with Client.Do that matches no endpoint is "Client.Do".
-	Operation string
-	// Route is the method and path template, such as
-	// "GET /api/workspaces/{id}/projects" (the placeholders are those of
-	// the published spec: {id} and {projectId}): it holds no ID, so it
-	// suits span names and metric labels. A request that matches no
-	// endpoint has the route "METHOD /{path}".
-	Route string
-	// Method is the request's HTTP method.
-	Method string
-	// URL is the request URL as APIError.URL shows it (credentials
-	// removed). It holds IDs: never use it as a metric label.
-	URL string
-	// ServerAddress and ServerPort are the host and port of the base URL.
-	ServerAddress string
-	ServerPort    int
+	Attempt    int           // the attempt's number, from 1; at EventCallEnd, the attempts sent
+	Start      time.Time     // when the call, the attempt or the wait began
+	Duration   time.Duration // how long it took, in the events that end one
+	StatusCode int           // the response's status; 0 when there was none
+	Err        error         // what the attempt, the call or the wait ended with
+	ErrorType  string        // Err's kind, such as "not_found" (see ErrorType); empty on success
+	RequestID  string        // the server's request ID, when it sent one
+	Retry      bool          // at EventAttemptEnd: another attempt follows, after RetryWait
+	RetryWait  time.Duration
+	Level      WaitLevel // at EventLimiterWait: the limit that held the request back
 
-	// Attempt is the attempt's number, from 1, for attempt and wait
-	// events; at EventCallEnd, how many attempts the call sent (an
-	// attempt that ended in the limiter's wait sent nothing).
-	Attempt int
-	// Start is when the call, the attempt or the wait began.
-	Start time.Time
-	// Duration is how long the call, the attempt or the wait took, for
-	// EventLimiterWait (the time actually waited), EventAttemptEnd and
-	// EventCallEnd.
-	Duration time.Duration
-
-	// StatusCode is the response's status at EventAttemptEnd and
-	// EventCallEnd; 0 when there was no response.
-	StatusCode int
-	// Err is the error the attempt or the call ended with, if any; at
-	// EventLimiterWait, the context's error when it cut the wait short.
-	Err error
-	// ErrorType names Err's kind for aggregation, such as "not_found" or
-	// "connection" (see ErrorType); empty on success.
-	ErrorType string
-	// Retry is set at EventAttemptEnd when another attempt follows, after
-	// RetryWait.
-	Retry     bool
-	RetryWait time.Duration
-
-	// RequestID is the server's request ID (X-Request-Id or Request-Id)
-	// at EventAttemptEnd and EventCallEnd, when the server sent one.
-	RequestID string
-
-	// Level is the limit that held the request back, at EventLimiterWait.
-	Level WaitLevel
-
-	// Header, at EventAttemptStart only, takes headers the observer wants
-	// sent with the attempt, such as W3C trace context. Authorization,
-	// Content-Type, Accept and User-Agent cannot be set through it.
+	// Header, at EventAttemptStart, takes headers to send with the attempt, such as
+	// W3C trace context; not Authorization, Content-Type, Accept or User-Agent.
 	Header http.Header
 }
 
 // observation is what the observers of one call share across its
-// events; a call of a client without observers has none.
+// events; a call of a client without observers has none. Each event is
+// made from the one that opened its call or its attempt.
 type observation struct {
-	call      *call // counts the attempts
-	observers []Observer
-	base      Event // Operation, Route, Method, URL, ServerAddress, ServerPort
-	ctx       context.Context
-	callStart time.Time
-
-	attempt      int // the open attempt's number
-	attemptOpen  bool
-	attemptStart time.Time
-	attemptCtx   context.Context
-	header       http.Header
-	waits        waitRecords
+	call       *call // counts the attempts
+	start      Event // the call's EventCallStart
+	ctx        context.Context
+	attempt    Event // the open attempt's EventAttemptStart; Attempt is 0 when none is open
+	attemptCtx context.Context
+	waits      waitRecords // the waits of the current hop
 }
 
 type observationKey struct{}
 
-// startObservation tells the observers a call began and returns the
-// request to send, whose context carries the observation to the
-// transport.
+// startObservation tells the observers a call began and returns req with
+// the observation in its context, for the transport.
 func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *http.Request) {
-	o := &observation{call: cl, observers: c.observers, callStart: time.Now()}
-	o.base = Event{
+	o := &observation{call: cl}
+	o.start = Event{
+		Type:          EventCallStart,
 		Operation:     cl.ep.operation,
 		Route:         cl.ep.name(),
 		Method:        req.Method,
 		URL:           cl.req.URL.Redacted(),
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
+		Start:         time.Now(),
 	}
-	e := o.base
-	e.Type, e.Start = EventCallStart, o.callStart
-	o.ctx = o.notify(req.Context(), e)
-	// The request keeps the caller's context; the observers' goes with
-	// their events only.
+	o.ctx = o.notify(req.Context(), o.start)
 	return o, req.WithContext(context.WithValue(req.Context(), observationKey{}, o))
 }
 
@@ -176,52 +120,55 @@ func observationFrom(ctx context.Context) *observation {
 }
 
 // notify tells every observer about e, each with the context the one
-// before it returned. A panicking observer is skipped.
+// before it returned, and returns the last one's.
 func (o *observation) notify(ctx context.Context, e Event) context.Context {
-	for _, obs := range o.observers {
+	for _, obs := range o.call.client.observers {
 		ctx = observeSafely(obs, ctx, e)
 	}
 	return ctx
 }
 
+// observeSafely skips an observer that panics or returns no context.
 func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Context) {
-	out = ctx
 	defer func() {
 		if recover() != nil {
 			out = ctx
 		}
 	}()
 	if next := obs.Observe(ctx, e); next != nil {
-		out = next
+		return next
 	}
-	return out
+	return ctx
 }
 
-// beginAttempt tells the observers an attempt began (once per attempt,
-// not for each redirect it follows) and returns req with the headers the
-// observers asked for.
-func (o *observation) beginAttempt(req *http.Request) *http.Request {
-	if !o.attemptOpen {
-		o.attempt = o.call.attempts + 1
-		o.attemptOpen = true
-		o.attemptStart = time.Now()
-		o.header = http.Header{}
-		e := o.base
-		e.Type, e.Attempt, e.Start, e.Header = EventAttemptStart, o.attempt, o.attemptStart, o.header
-		o.attemptCtx = o.notify(o.ctx, e)
+// acquire waits for the limiter's turn of one hop and tells the observers:
+// the attempt's start at its first hop (a redirect is no new attempt),
+// then each wait. It returns req with the headers they asked for.
+func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.Duration) (*http.Request, slotTicket, error) {
+	if o.attempt.Attempt == 0 {
+		o.attempt = o.start
+		o.attempt.Type, o.attempt.Attempt, o.attempt.Start = EventAttemptStart, o.call.attempts+1, time.Now()
+		o.attempt.Header = http.Header{}
+		o.attemptCtx = o.notify(o.ctx, o.attempt)
 	}
-	if len(o.header) == 0 {
-		return req
+	o.waits = waitRecords{}
+	ticket, err := l.acquire(req.Context(), maxWait, &o.waits)
+	for _, w := range o.waits.all() {
+		e := o.attempt
+		e.Type, e.Start, e.Duration, e.Level, e.Header = EventLimiterWait, w.start, w.d, w.level, nil
+		e.Err, e.ErrorType = w.err, ErrorType(w.err)
+		o.notify(o.attemptCtx, e)
 	}
-	// The request keeps the caller's context: an observer's context is for
-	// the observers alone.
+	if len(o.attempt.Header) == 0 {
+		return req, ticket, err
+	}
 	out := req.Clone(req.Context())
-	for k, v := range o.header {
+	for k, v := range o.attempt.Header {
 		if !reservedHeader(k) {
 			out.Header[k] = v
 		}
 	}
-	return out
+	return out, ticket, err
 }
 
 func reservedHeader(key string) bool {
@@ -232,53 +179,28 @@ func reservedHeader(key string) bool {
 	return false
 }
 
-// newWaits returns the record of the waits of an attempt, emptied.
-func (o *observation) newWaits() *waitRecords {
-	o.waits = waitRecords{}
-	return &o.waits
-}
-
-// reportWaits tells the observers about each wait the limiter made.
-func (o *observation) reportWaits(waits *waitRecords) {
-	for _, w := range waits.all() {
-		e := o.base
-		e.Type, e.Attempt, e.Start, e.Duration, e.Level = EventLimiterWait, o.attempt, w.start, w.d, w.level
-		e.Err, e.ErrorType = w.err, ErrorType(w.err)
-		o.notify(o.attemptCtx, e)
-	}
-}
-
-// endAttempt tells the observers how an attempt ended and whether another
-// follows.
-func (o *observation) endAttempt(r *result, ctxErr error) {
-	if !o.attemptOpen {
+// endAttempt tells the observers how the open attempt ended and whether
+// another follows.
+func (o *observation) endAttempt(r *result) {
+	if o.attempt.Attempt == 0 {
 		return
 	}
-	o.attemptOpen = false
-	e := o.base
-	e.Type, e.Attempt, e.Start, e.Duration = EventAttemptEnd, o.attempt, o.attemptStart, time.Since(o.attemptStart)
-	e.StatusCode, e.RequestID = r.status, r.rate.requestID
+	e := o.attempt
+	e.Type, e.Duration, e.Header = EventAttemptEnd, time.Since(e.Start), nil
+	e.StatusCode, e.RequestID, e.Retry, e.RetryWait = r.status, r.rate.requestID, r.retry, r.wait
 	if r.err != nil {
-		// An attempt's error may quote what a hostile server sent.
-		e.Err = o.call.client.cleanCause(r.err)
+		e.Err = o.call.client.cleanCause(r.err) // it may quote a hostile server
 	}
-	switch {
-	case r.kind != nil:
-		e.ErrorType = ErrorType(r.kind)
-	case r.err != nil:
-		e.ErrorType = ErrorType(ctxErr)
-	}
-	e.Retry = r.retry
-	if r.retry {
-		e.RetryWait = r.wait
-	}
+	// An attempt of no kind ended with the caller's context, its r.err.
+	e.ErrorType = ErrorType(cmp.Or(r.kind, r.err))
+	o.attempt.Attempt = 0
 	o.notify(o.attemptCtx, e)
 }
 
 // end tells the observers the call ended.
-func (o *observation) end(resp *Response, err error, attempts int) {
-	e := o.base
-	e.Type, e.Attempt, e.Start, e.Duration = EventCallEnd, attempts, o.callStart, time.Since(o.callStart)
+func (o *observation) end(resp *Response, err error) {
+	e := o.start
+	e.Type, e.Attempt, e.Duration = EventCallEnd, o.call.attempts, time.Since(e.Start)
 	if resp != nil {
 		e.StatusCode, e.RequestID = resp.StatusCode, resp.RequestID
 	}
@@ -286,26 +208,19 @@ func (o *observation) end(resp *Response, err error, attempts int) {
 	o.notify(o.ctx, e)
 }
 
-// slogObserver writes the SDK's log records to a *slog.Logger: each
-// attempt at Debug; a retry after a long wait and a long wait for the rate
-// limit at Warn. Records hold the method, the path, the attempt, the
-// status or error kind and the wait: never a header, a body or the key.
+// slogObserver logs each attempt at Debug, and a long wait, for a retry
+// or for the rate limit, at Warn; never a header, a body or the key.
 type slogObserver struct{ logger *slog.Logger }
 
-// longWait is the wait after which the SDK warns: a caller may take it
-// for a hang.
+// longWait is the wait after which the SDK warns: it may look like a hang.
 const longWait = time.Second
 
 // Observe implements Observer.
 func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
-	switch e.Type {
-	case EventAttemptEnd:
-		attrs := []slog.Attr{
-			slog.String("method", e.Method),
-			slog.String("path", pathOf(e.URL)),
-			slog.Int("attempt", e.Attempt),
-			slog.Duration("duration", e.Duration),
-		}
+	switch {
+	case e.Type == EventAttemptEnd:
+		attrs := []slog.Attr{slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
+			slog.Int("attempt", e.Attempt), slog.Duration("duration", e.Duration)}
 		if e.StatusCode != 0 {
 			attrs = append(attrs, slog.Int("status", e.StatusCode))
 		}
@@ -322,17 +237,15 @@ func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 		if e.Retry && e.RetryWait > longWait {
 			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: retrying after a long wait", attrs...)
 		}
-	case EventLimiterWait:
-		if e.Duration > longWait {
-			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: throttled by rate limit",
-				slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
-				slog.String("level", string(e.Level)), slog.Duration("waited", e.Duration))
-		}
+	case e.Type == EventLimiterWait && e.Duration > longWait:
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: throttled by rate limit",
+			slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
+			slog.String("level", string(e.Level)), slog.Duration("waited", e.Duration))
 	}
 	return ctx
 }
 
-// pathOf returns the path of a URL string, without its query.
+// pathOf returns the path of a URL, without its query, which may hold IDs.
 func pathOf(rawURL string) string {
 	if u, err := url.Parse(rawURL); err == nil {
 		return u.Path
