@@ -103,16 +103,16 @@ func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
 // slotTicket is one request a limiter let go.
 type slotTicket struct {
 	sent     time.Time // when it was let go
-	id       uint64    // its slots in the built-in limiter; 0: none
+	taken    bool      // it holds slots of the built-in limiter
 	answered func()    // a SlotLimiter's
 }
 
 // attemptLimiter is what hopTransport uses for every attempt: acquire
 // blocks until one request may go within maxWait (the client's
 // WithMaxWait), recording each wait in rec when not nil; feedback tells
-// what the answer to a request sent at sent said; done tells, once for each acquire
-// that succeeded, that the request was answered, or failed after it may
-// have been sent.
+// what the answer to a request sent at sent said; done tells, once for
+// each acquire that succeeded, that the request was answered, or failed
+// after it may have been sent.
 type attemptLimiter interface {
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
 	feedback(ctx context.Context, sent time.Time, f RateFeedback)
@@ -132,7 +132,7 @@ func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter
 			return builtinLimiter{windowLimiter: newWindowLimiter(cfg.perHour, cfg.perSecond, 0, now), keep: cfg.reserve}
 		}
 	}
-	l := &otherLimiter{inner: cfg.limiter, now: now}
+	l := &otherLimiter{serverHold: serverHold{now: now}, inner: cfg.limiter}
 	l.fleet, _ = cfg.limiter.(FeedbackLimiter)
 	return l
 }
@@ -147,19 +147,18 @@ type builtinLimiter struct {
 }
 
 // otherLimiter is a Limiter from outside the core, or none. The client
-// keeps the server's hold, unless the Limiter is a FeedbackLimiter.
+// keeps the server's hold, and waits for it unless the Limiter is a
+// FeedbackLimiter (hold.fleet), which is told it.
 type otherLimiter struct {
-	inner Limiter         // nil: none
-	fleet FeedbackLimiter // inner, when it keeps the hold
-	hold  serverHold      // also for a fleet: when it was last told one
-	now   func() time.Time
+	serverHold
+	inner Limiter // nil: none
 }
 
 // acquire waits for the hold, then for the Limiter (with Acquire when it
 // is a SlotLimiter), which reads the client's max wait from the context.
 func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if l.fleet == nil {
-		if err := l.hold.wait(ctx, maxWaitLimit{client: maxWait}, rec, l.now, sleep); err != nil {
+		if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec, sleep); err != nil {
 			return slotTicket{}, err
 		}
 	}
@@ -183,12 +182,6 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 	return t, err
 }
 
-func (l *otherLimiter) feedback(ctx context.Context, sent time.Time, f RateFeedback) {
-	if l.hold.apply(f, sent, l.now()) && l.fleet != nil {
-		l.fleet.Feedback(ctx, f)
-	}
-}
-
 func (l *otherLimiter) done(t slotTicket, _ bool) {
 	if t.answered != nil {
 		t.answered()
@@ -202,7 +195,7 @@ func (l *otherLimiter) Budget(ctx context.Context) (Budget, error) {
 		return Budget{}, invalidArgument("Budget: the client's limiter is off or is not a seoapi.BudgetLimiter")
 	}
 	b, err := bl.Budget(ctx)
-	if until := l.hold.end(l.now()); l.fleet == nil && until.After(b.HoldUntil) {
+	if until := l.end(); l.fleet == nil && until.After(b.HoldUntil) {
 		b.HoldUntil = until
 	}
 	return b, err

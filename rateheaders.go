@@ -19,15 +19,14 @@ type Rate struct {
 // rateHeaders is what a response's headers say about the rate limit and
 // the request, read once per response.
 type rateHeaders struct {
-	rate          Rate
-	exhausted     bool // no requests remain until a reset still ahead
-	retryAfter    time.Duration
-	hasRetryAfter bool
-	// wait is how long the server asked the client to wait, when asked:
-	// Retry-After, else the reset of an exhausted rate limit.
-	wait      time.Duration
-	asked     bool
+	rate      Rate
 	requestID string
+	exhausted bool // no requests remain until a reset still ahead
+	// wait is how long the server asked the client to wait, when asked:
+	// Retry-After (retryAfter set), else the reset of an exhausted limit.
+	wait       time.Duration
+	asked      bool
+	retryAfter bool
 }
 
 // rateHeaderNames are the rate-limit headers, with and without the X-
@@ -63,12 +62,10 @@ func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	}
 	r.exhausted = r.rate.Remaining <= 0 && r.rate.Reset.After(now)
 	if v := h.Get("Retry-After"); v != "" {
-		r.retryAfter, r.hasRetryAfter = parseRetryAfter(v, now)
+		r.wait, r.asked = parseRetryAfter(v, now)
+		r.retryAfter = r.asked
 	}
-	switch {
-	case r.hasRetryAfter:
-		r.wait, r.asked = r.retryAfter, true
-	case r.exhausted:
+	if !r.asked && r.exhausted {
 		r.wait, r.asked = r.rate.Reset.Sub(now), true
 	}
 	return r
@@ -110,8 +107,8 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 // hold. ok is false when the response said nothing of the kind.
 func (r *rateHeaders) hold(status int, now time.Time) (f RateFeedback, ok bool) {
 	switch {
-	case status == http.StatusTooManyRequests && r.hasRetryAfter && r.retryAfter > 0:
-		return RateFeedback{Hold: min(r.retryAfter, maxHold)}, true
+	case status == http.StatusTooManyRequests && r.retryAfter && r.wait > 0:
+		return RateFeedback{Hold: min(r.wait, maxHold)}, true
 	case r.exhausted:
 		return RateFeedback{Hold: min(r.rate.Reset.Sub(now), maxHold)}, true
 	case r.rate.Remaining > 0 && status != http.StatusTooManyRequests:
