@@ -18,12 +18,12 @@ type serverHold struct {
 	until   time.Time // zero: no hold
 	askedAt time.Time
 	now     func() time.Time
-	fleet   FeedbackLimiter // told every hold and lift kept, when it keeps the hold itself
+	fleet   FeedbackLimiter // told what the hold keeps, when it keeps the hold itself
 }
 
 // feedback moves the hold later for f.Hold (never earlier, at most maxHold
 // ahead), or clears it for f.Lift from the answer to a request sent at
-// sent, and passes on to h.fleet what it did not ignore.
+// sent, and passes on to the fleet what it did not ignore.
 func (h *serverHold) feedback(ctx context.Context, sent time.Time, f RateFeedback) {
 	h.mu.Lock()
 	stale := f.Lift && h.askedAt.After(sent)
@@ -60,10 +60,10 @@ func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitR
 	if d <= 0 {
 		return nil
 	}
-	if err := limit.check(ctx, d, start, levelReason(WaitServer)); err != nil {
+	if err := limit.check(ctx, d, start, levelReasons[WaitServer]); err != nil {
 		return err
 	}
 	err := sleep(ctx, d)
-	rec.add(WaitServer, start, h.now().Sub(start), err)
+	rec.add(WaitServer, start, h.now().Sub(start), ctx, err != nil)
 	return err
 }

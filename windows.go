@@ -19,9 +19,8 @@ const (
 )
 
 // windowLimiter is the built-in limiter: two exact rolling windows and the
-// server's hold, under the hold's lock. A request goes when both windows
-// have a free slot, and takes both in one step. Requests are let go in the
-// order they asked (why not a token bucket: docs/limiter.md).
+// server's hold, under one lock. A request takes a slot in both at once,
+// in the order requests asked (why not a token bucket: docs/limiter.md).
 type windowLimiter struct {
 	serverHold                                            // its mu guards the windows too
 	maxWait    time.Duration                              // NewLimiter's own bound; 0: the client's
@@ -32,26 +31,19 @@ type windowLimiter struct {
 }
 
 func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() time.Time) *windowLimiter {
-	return &windowLimiter{
-		serverHold: serverHold{now: now},
-		maxWait:    maxWait,
-		sleep:      sleep,
-		origin:     now(),
-		second:     window{size: perSecond},
-		hour:       window{size: perHour},
-	}
+	return &windowLimiter{serverHold: serverHold{now: now}, maxWait: maxWait, sleep: sleep, origin: now(),
+		second: window{size: perSecond}, hour: window{size: perHour}}
 }
 
-// Wait blocks until the server's hold and both windows allow one more
-// request (see NewLimiter). Its answer is never heard of: the request
-// counts from its release, with a wider guard.
+// Wait blocks until the hold and both windows let one more request go.
+// Its answer is never heard of: it counts from its release, a guard wider.
 func (l *windowLimiter) Wait(ctx context.Context) error {
 	_, err := builtinLimiter{windowLimiter: l, unheard: true}.acquire(ctx, clientMaxWait(ctx), nil)
 	return err
 }
 
-// Acquire waits as Wait does; after answered, the request counts for a
-// second more (see SlotLimiter).
+// Acquire waits as Wait does; the request counts until a second after
+// answered (see SlotLimiter).
 func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
 	t, err := builtinLimiter{windowLimiter: l}.acquire(ctx, clientMaxWait(ctx), nil)
 	if err != nil {
@@ -60,14 +52,11 @@ func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error
 	return func() { l.done(t, true) }, nil
 }
 
-// Feedback holds every request sharing the limiter back for f.Hold, or
-// lifts the hold (see RateFeedback).
-func (l *windowLimiter) Feedback(ctx context.Context, f RateFeedback) {
-	l.feedback(ctx, l.now(), f)
-}
+// Feedback holds back every request sharing the limiter (see RateFeedback).
+func (l *windowLimiter) Feedback(ctx context.Context, f RateFeedback) { l.feedback(ctx, l.now(), f) }
 
-// Budget returns the limits, the slots held now (requests waiting for
-// their turn included) and the server's hold.
+// Budget returns the limits, the slots held (waiting requests' included)
+// and the server's hold.
 func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 	l.mu.Lock()
 	at := l.now().Sub(l.origin)
@@ -77,33 +66,10 @@ func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 	return b, nil
 }
 
-// done moves t's slot of the second to free a second (and the guard)
-// after now: sooner, when the request was answered (the server counted
-// it by now); later, when it failed (it may arrive until release +
-// maxTransit, or arrived just before the failure). See docs/limiter.md.
-func (l *windowLimiter) done(t slotTicket, answered bool) {
-	if !t.taken {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	at := l.now().Sub(l.origin)
-	was := t.sent.Sub(l.origin) + secondSpan
-	frees := at + time.Second + secondGuard
-	if answered {
-		frees = min(frees, was)
-	} else {
-		frees = max(frees, was)
-	}
-	if l.second.remove(was) || !answered {
-		l.second.add(frees, at)
-	}
-}
-
-// acquire waits for the server's hold and for both windows, leaving
+// acquire waits for the server's hold, then for both windows, leaving
 // l.keep free (WithReserve). Held back by the hold or the reserve, it
-// sleeps without a place in line and looks again. A wait that ends early
-// gives its slots back.
+// sleeps without a place in line and looks again. A wait cut short gives
+// its slots back.
 func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if err := ctx.Err(); err != nil {
 		return slotTicket{}, err
@@ -113,8 +79,8 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 	if l.unheard {
 		second = time.Second + releaseGuard
 	}
-	start := l.now()
-	var waited WaitLevel // the window the request slept for
+	start := l.now() // a window's wait counts from its first look
+	var waited WaitLevel
 	for {
 		t, wait, level, err := l.take(ctx, limit, second, start)
 		switch {
@@ -122,7 +88,7 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 		case level == WaitServer:
 			err = l.waitOut(ctx, limit, rec, l.sleep)
 			if waited == "" {
-				start = l.now() // a window's wait counts from its first look
+				start = l.now()
 			}
 		case wait > 0:
 			waited, err = level, l.sleep(ctx, wait)
@@ -131,7 +97,7 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 			continue
 		}
 		if waited != "" {
-			rec.add(waited, start, l.now().Sub(start), causeIf(err != nil && ctx.Err() != nil, ctx))
+			rec.add(waited, start, l.now().Sub(start), ctx, err != nil)
 		}
 		if err != nil {
 			l.giveBack(t, second)
@@ -141,11 +107,10 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 	}
 }
 
-// take takes a slot in both windows at the earliest release that leaves
-// l.keep free, the slot of the second for second, and returns the wait
-// until then. It takes nothing while the server's hold is set (level
-// WaitServer), or when the reserve allows only a later release: then the
-// wait is for that. A wait over limit, counted from start, is refused.
+// take takes both slots at the earliest release that leaves l.keep free,
+// the second's for second, and returns the wait until then. It takes
+// nothing while the hold is set (level WaitServer), or when the reserve
+// allows only a later release, whose wait it returns.
 func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second time.Duration, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -163,9 +128,9 @@ func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second tim
 	if hour > sec {
 		level = WaitPerHour
 	}
-	reserved := l.keep != (windowReserve{}) && release > max(first, l.hour.free(0), l.second.free(0))
+	reserved := l.keep != windowReserve{} && release > max(first, l.hour.free(0), l.second.free(0))
 	if wait := release - at; wait > 0 {
-		reason := levelReason(level)
+		reason := levelReasons[level]
 		if reserved {
 			reason += " keeping the reserve (WithReserve)"
 		}
@@ -181,31 +146,50 @@ func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second tim
 	return slotTicket{sent: l.origin.Add(release), taken: true}, release - at, level, nil
 }
 
-// giveBack frees both slots of a request that was never sent.
-func (l *windowLimiter) giveBack(t slotTicket, second time.Duration) {
+// done moves t's slot of the second to a second (and the guard) after
+// now: sooner when answered (the server counted it by now), later when it
+// failed (it may arrive until release + maxTransit). See docs/limiter.md.
+func (l *windowLimiter) done(t slotTicket, answered bool) {
 	if !t.taken {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	release := t.sent.Sub(l.origin)
-	l.hour.remove(release + hourSpan)
-	l.second.remove(release + second)
+	at := l.now().Sub(l.origin)
+	was, frees := t.sent.Sub(l.origin)+secondSpan, at+time.Second+secondGuard
+	if answered {
+		frees = min(frees, was)
+	} else {
+		frees = max(frees, was)
+	}
+	if l.second.remove(was) || !answered {
+		l.second.add(frees, at)
+	}
+}
+
+// giveBack frees both slots of a request that was never sent.
+func (l *windowLimiter) giveBack(t slotTicket, second time.Duration) {
+	if t.taken {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		release := t.sent.Sub(l.origin)
+		l.hour.remove(release + hourSpan)
+		l.second.remove(release + second)
+	}
 }
 
 // windowReserve is what a client leaves free in each window (WithReserve).
 type windowReserve struct{ perHour, perSecond int }
 
-// window is one rolling window: when each slot held frees, since the
-// limiter's origin, in ascending order. A freed slot is dropped lazily.
+// window is one rolling window: when each slot frees, since the origin,
+// in ascending order.
 type window struct {
 	size int
 	ends []time.Duration
 }
 
-// free returns when one more slot can be taken leaving keep free: when the
-// (size-keep)-th slot from the end frees (at or before at: now), or
-// math.MinInt64 when fewer are held.
+// free returns when one more slot may be taken leaving keep free: when the
+// (size-keep)-th slot from the end frees, or math.MinInt64 if none is.
 func (w *window) free(keep int) time.Duration {
 	if n := w.size - keep; len(w.ends) >= n {
 		return w.ends[len(w.ends)-n]
@@ -215,21 +199,21 @@ func (w *window) free(keep int) time.Duration {
 
 // held returns how many slots are held at at.
 func (w *window) held(at time.Duration) int {
-	freed, _ := slices.BinarySearch(w.ends, at+1) // the first that frees after at
+	freed, _ := slices.BinarySearch(w.ends, at+1)
 	return len(w.ends) - freed
 }
 
-// add holds a slot that frees at end. It drops the slots freed at at
-// once they are half the slice, so that dropping costs O(1) a slot.
+// add holds a slot until end. A full window forgets its first slot once
+// freed at at: free reads no further from the end.
 func (w *window) add(end, at time.Duration) {
-	if freed, _ := slices.BinarySearch(w.ends, at+1); 2*freed >= len(w.ends) {
-		w.ends = w.ends[:copy(w.ends, w.ends[freed:])]
+	if len(w.ends) >= w.size && w.ends[0] <= at {
+		w.ends = w.ends[1:]
 	}
 	i, _ := slices.BinarySearch(w.ends, end)
 	w.ends = slices.Insert(w.ends, i, end)
 }
 
-// remove drops a slot that frees at end, and reports whether one was held.
+// remove drops a slot held until end, and reports whether there was one.
 func (w *window) remove(end time.Duration) bool {
 	i, found := slices.BinarySearch(w.ends, end)
 	if found {
