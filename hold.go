@@ -55,8 +55,14 @@ func (h *serverHold) end() time.Time {
 // waitOut sleeps until the hold ends, unless that is longer than limit,
 // and records the wait.
 func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitRecords, sleep func(context.Context, time.Duration) error) error {
+	h.mu.Lock()
+	until := h.until
+	h.mu.Unlock()
+	if until.IsZero() {
+		return nil
+	}
 	start := h.now()
-	d := h.end().Sub(start)
+	d := until.Sub(start)
 	if d <= 0 {
 		return nil
 	}

@@ -203,11 +203,12 @@ func (w *window) held(at time.Duration) int {
 	return len(w.ends) - freed
 }
 
-// add holds a slot until end. A full window forgets its first slot once
-// freed at at: free reads no further from the end.
+// add holds a slot until end. It drops the slots freed at at once they
+// are half the slice, so that the slice is reused and dropping costs O(1)
+// a slot.
 func (w *window) add(end, at time.Duration) {
-	if len(w.ends) >= w.size && w.ends[0] <= at {
-		w.ends = w.ends[1:]
+	if freed, _ := slices.BinarySearch(w.ends, at+1); freed > 0 && 2*freed >= len(w.ends) {
+		w.ends = w.ends[:copy(w.ends, w.ends[freed:])]
 	}
 	i, _ := slices.BinarySearch(w.ends, end)
 	w.ends = slices.Insert(w.ends, i, end)
