@@ -17,56 +17,59 @@ type serverHold struct {
 	mu      sync.Mutex
 	until   time.Time // zero: no hold
 	askedAt time.Time
+	now     func() time.Time
+	fleet   FeedbackLimiter // told what the hold keeps, when it keeps the hold itself
 }
 
-// apply moves the hold later for f.Hold (never earlier, at most maxHold
+// feedback moves the hold later for f.Hold (never earlier, at most maxHold
 // ahead), or clears it for f.Lift from the answer to a request sent at
-// sent. It reports false for a Lift it ignored.
-func (h *serverHold) apply(f RateFeedback, sent, now time.Time) bool {
+// sent, and passes on to the fleet what it did not ignore.
+func (h *serverHold) feedback(ctx context.Context, sent time.Time, f RateFeedback) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	switch {
+	stale := f.Lift && h.askedAt.After(sent)
+	switch now := h.now(); {
 	case f.Hold > 0:
 		h.askedAt = now
 		if until := now.Add(min(f.Hold, maxHold)); until.After(h.until) {
 			h.until = until
 		}
-	case f.Lift && h.askedAt.After(sent):
-		return false
-	case f.Lift:
+	case f.Lift && !stale:
 		h.until = time.Time{}
 	}
-	return true
+	h.mu.Unlock()
+	if h.fleet != nil && !stale {
+		h.fleet.Feedback(ctx, f)
+	}
 }
 
-// end returns when the hold ends; zero when none is ahead of now.
-func (h *serverHold) end(now time.Time) time.Time {
+// end returns when the hold ends; zero when none is ahead.
+func (h *serverHold) end() time.Time {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.until.After(now) {
+	if h.until.After(h.now()) {
 		return h.until
 	}
 	return time.Time{}
 }
 
-// wait sleeps until the hold ends, unless that is longer than limit, and
-// records the wait.
-func (h *serverHold) wait(ctx context.Context, limit maxWaitLimit, rec *waitRecords, now func() time.Time, sleep func(context.Context, time.Duration) error) error {
+// waitOut sleeps until the hold ends, unless that is longer than limit,
+// and records the wait.
+func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitRecords, sleep func(context.Context, time.Duration) error) error {
 	h.mu.Lock()
 	until := h.until
 	h.mu.Unlock()
 	if until.IsZero() {
 		return nil
 	}
-	start := now()
+	start := h.now()
 	d := until.Sub(start)
 	if d <= 0 {
 		return nil
 	}
-	if err := limit.check(ctx, d, start, levelReason(WaitServer)); err != nil {
+	if err := limit.check(ctx, d, start, levelReasons[WaitServer]); err != nil {
 		return err
 	}
 	err := sleep(ctx, d)
-	rec.add(WaitServer, start, now().Sub(start), err)
+	rec.add(WaitServer, start, h.now().Sub(start), ctx, err != nil)
 	return err
 }

@@ -11,10 +11,6 @@ const (
 	DefaultRequestsPerSecond = 50
 )
 
-// minReportedWait is the shortest wait of another Limiter that is
-// reported: a fleet limiter's round trip holds nothing back.
-const minReportedWait = time.Millisecond
-
 // Limiter paces requests. Wait blocks until one request may be sent, and
 // fails when ctx ends first or the wait is refused (see CheckWait). Every
 // attempt of every call, retries included, waits on it. Share one Limiter
@@ -34,14 +30,12 @@ type RateFeedback struct {
 	Lift bool
 }
 
-// FeedbackLimiter is a Limiter that is told the server's hold, so that it
-// holds back every request that shares it (in this process, or across a
-// fleet). The client calls Feedback after an attempt whose response
-// carried rate-limit headers or a Retry-After on a 429, and trusts it to
-// keep the hold; for another Limiter the client keeps the hold itself. The
-// client does not pass on a Lift from the answer to a request sent before
-// the last hold it passed on; a hold from another process is the
-// limiter's to guard the same way. NewLimiter's limiter is one.
+// FeedbackLimiter is a Limiter told the server's hold, which it keeps for
+// every request sharing it, in this process or across a fleet (the client
+// keeps it for another Limiter). The client calls Feedback after each
+// response with rate-limit headers or a 429 with Retry-After, but passes
+// on no Lift answering a request sent before the last hold it passed on;
+// a hold from another process is the limiter's to guard alike.
 type FeedbackLimiter interface {
 	Limiter
 	Feedback(ctx context.Context, f RateFeedback)
@@ -49,8 +43,8 @@ type FeedbackLimiter interface {
 
 // SlotLimiter is a Limiter told when each request it let go was answered,
 // so that it can count the request until a second after its answer, as
-// the built-in limiter does, instead of guessing from the release. The
-// client calls Acquire instead of Wait for every attempt and redirect.
+// the built-in limiter does. The client calls Acquire instead of Wait for
+// every attempt and redirect.
 type SlotLimiter interface {
 	Limiter
 	// Acquire waits as Wait does and returns answered, which the client
@@ -65,11 +59,10 @@ type SlotLimiter interface {
 // concurrent use; give it to several clients with WithLimiter to share one
 // budget and the server's hold.
 //
-// A wait longer than the max wait, or one that would end after the
-// context's deadline, fails at once with an *APIError matching
-// ErrRateLimited whose RetryAfter is the wait it refused. The max wait is
-// the calling client's WithMaxWait (DefaultMaxWait outside a Client); a
-// positive maxWait bounds it further for every client sharing the limiter.
+// A wait longer than the max wait, or past the context's deadline, fails
+// at once with an *APIError matching ErrRateLimited whose RetryAfter is
+// the wait refused. The max wait is the calling client's WithMaxWait
+// (DefaultMaxWait outside a Client), or maxWait when positive and smaller.
 func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) {
 	if perHour <= 0 || perSecond <= 0 || maxWait < 0 {
 		return nil, invalidArgument("NewLimiter(%d, %d, %s): limits must be positive, maxWait not negative", perHour, perSecond, maxWait)
@@ -91,28 +84,34 @@ type waitRecords struct {
 	w [3]waitRecord
 }
 
-func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, err error) {
+// add records a wait; a failed one keeps ctx's error, when ctx ended it.
+func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, ctx context.Context, failed bool) {
 	if r != nil && r.n < len(r.w) {
-		r.w[r.n] = waitRecord{level: level, start: start, d: d, err: err}
+		r.w[r.n] = waitRecord{level: level, start: start, d: d}
+		if failed {
+			r.w[r.n].err = ctx.Err()
+		}
 		r.n++
 	}
 }
 
 func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
 
+// levelReasons are how an error names the limit that asked for a wait.
+var levelReasons = map[WaitLevel]string{WaitPerSecond: "per-second limit", WaitPerHour: "hourly limit", WaitServer: "server rate limit"}
+
 // slotTicket is one request a limiter let go.
 type slotTicket struct {
 	sent     time.Time // when it was let go
-	id       uint64    // its slots in the built-in limiter; 0: none
+	taken    bool      // it holds slots of the built-in limiter
 	answered func()    // a SlotLimiter's
 }
 
 // attemptLimiter is what hopTransport uses for every attempt: acquire
-// blocks until one request may go within maxWait (the client's
-// WithMaxWait), recording each wait in rec when not nil; feedback tells
-// what the answer to a request sent at sent said; done tells, once for each acquire
-// that succeeded, that the request was answered, or failed after it may
-// have been sent.
+// waits for a turn within maxWait (the client's WithMaxWait), recording
+// each wait in rec; feedback tells what the answer to a request sent at
+// sent said; done tells, once a turn, that the request was answered, or
+// failed after it may have been sent.
 type attemptLimiter interface {
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
 	feedback(ctx context.Context, sent time.Time, f RateFeedback)
@@ -120,9 +119,8 @@ type attemptLimiter interface {
 	Budget(ctx context.Context) (Budget, error)
 }
 
-// newAttemptLimiter returns a client's attemptLimiter: the built-in
-// limiter (its own, or a shared one) with its reserve, or another Limiter,
-// or none.
+// newAttemptLimiter returns a client's limiter: the built-in one (its own
+// or a shared one) with its reserve, another Limiter, or none.
 func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter {
 	switch l := cfg.limiter.(type) {
 	case *windowLimiter:
@@ -132,7 +130,7 @@ func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter
 			return builtinLimiter{windowLimiter: newWindowLimiter(cfg.perHour, cfg.perSecond, 0, now), keep: cfg.reserve}
 		}
 	}
-	l := &otherLimiter{inner: cfg.limiter, now: now}
+	l := &otherLimiter{serverHold: serverHold{now: now}, inner: cfg.limiter}
 	l.fleet, _ = cfg.limiter.(FeedbackLimiter)
 	return l
 }
@@ -146,20 +144,22 @@ type builtinLimiter struct {
 	unheard bool
 }
 
-// otherLimiter is a Limiter from outside the core, or none. The client
-// keeps the server's hold, unless the Limiter is a FeedbackLimiter.
+// otherLimiter is a Limiter from outside the core, or none, and the
+// server's hold, which it waits for unless the Limiter keeps it (fleet).
 type otherLimiter struct {
-	inner Limiter         // nil: none
-	fleet FeedbackLimiter // inner, when it keeps the hold
-	hold  serverHold      // also for a fleet: when it was last told one
-	now   func() time.Time
+	serverHold
+	inner Limiter // nil: none
 }
+
+// minReportedWait is the shortest wait of another Limiter recorded: a
+// fleet limiter's round trip is no wait; nor is a refusal.
+const minReportedWait = time.Millisecond
 
 // acquire waits for the hold, then for the Limiter (with Acquire when it
 // is a SlotLimiter), which reads the client's max wait from the context.
 func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if l.fleet == nil {
-		if err := l.hold.wait(ctx, maxWaitLimit{client: maxWait}, rec, l.now, sleep); err != nil {
+		if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec, sleep); err != nil {
 			return slotTicket{}, err
 		}
 	}
@@ -175,18 +175,11 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 		err = l.inner.Wait(contextWithMaxWait(ctx, maxWait))
 	}
 	t.sent = l.now()
-	// A refusal, which waited for nothing, is not reported.
 	cut := err != nil && ctx.Err() != nil
 	if d := t.sent.Sub(start); d >= minReportedWait || cut {
-		rec.add(WaitLimiter, start, d, causeIf(cut, ctx))
+		rec.add(WaitLimiter, start, d, ctx, cut)
 	}
 	return t, err
-}
-
-func (l *otherLimiter) feedback(ctx context.Context, sent time.Time, f RateFeedback) {
-	if l.hold.apply(f, sent, l.now()) && l.fleet != nil {
-		l.fleet.Feedback(ctx, f)
-	}
 }
 
 func (l *otherLimiter) done(t slotTicket, _ bool) {
@@ -202,27 +195,36 @@ func (l *otherLimiter) Budget(ctx context.Context) (Budget, error) {
 		return Budget{}, invalidArgument("Budget: the client's limiter is off or is not a seoapi.BudgetLimiter")
 	}
 	b, err := bl.Budget(ctx)
-	if until := l.hold.end(l.now()); l.fleet == nil && until.After(b.HoldUntil) {
+	if until := l.end(); l.fleet == nil && until.After(b.HoldUntil) {
 		b.HoldUntil = until
 	}
 	return b, err
 }
 
-// causeIf returns ctx's error when cut, for a wait's record.
-func causeIf(cut bool, ctx context.Context) error {
-	if cut {
-		return ctx.Err()
-	}
-	return nil
+// Budget is what a client's limiter has left: its limits, the requests it
+// counts in the current rolling hour and second, and the end of the
+// server's hold, if one is set. Asking for it sends no request.
+type Budget struct {
+	PerHour, PerSecond   int
+	UsedHour, UsedSecond int
+	// HoldUntil is when the server's hold ends; zero when there is none.
+	HoldUntil time.Time
 }
 
-// levelReason is how an error names the limit that asked for a wait.
-func levelReason(level WaitLevel) string {
-	switch level {
-	case WaitPerSecond:
-		return "per-second limit"
-	case WaitPerHour:
-		return "hourly limit"
+// BudgetLimiter is a Limiter that can tell its Budget. The built-in
+// limiter (NewLimiter) is one; a Limiter given with WithLimiter may
+// implement it so that Client.Budget works with it too.
+type BudgetLimiter interface {
+	Budget(ctx context.Context) (Budget, error)
+}
+
+// Budget returns the budget of the client's limiter. It fails with
+// ErrInvalidArgument when the limiter cannot tell one: the limiter is off
+// (WithoutRateLimit), or a Limiter given with WithLimiter does not
+// implement BudgetLimiter.
+func (c *Client) Budget(ctx context.Context) (Budget, error) {
+	if ctx == nil {
+		return Budget{}, invalidArgument("nil context")
 	}
-	return "server rate limit"
+	return c.transport.limiter.Budget(ctx)
 }

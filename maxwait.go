@@ -6,14 +6,12 @@ import (
 )
 
 // RefuseWait is for Limiter implementations: it returns the error a
-// Limiter gives when it will not wait d before letting a request go: an
+// Limiter gives when it will not wait d before letting a request go, an
 // *APIError with StatusCode 0 and RetryAfter d that matches
-// ErrRateLimited. The client fills in its Method, URL and Attempts. reason
-// is the message; it should begin with the limit that asked for the wait,
-// such as "fleet limit: wait of 2m0s exceeds the max wait of 1m0s
-// (WithMaxWait)". (A wait the server asks for after answering, which the
-// client refuses, ends the call with that answer's kind: ErrRateLimited
-// after a 429, ErrServer after a 5xx.)
+// ErrRateLimited (the client fills in its Method, URL and Attempts).
+// reason is the message; it should begin with the limit that asked for
+// the wait, such as "fleet limit: wait of 2m0s exceeds the max wait of
+// 1m0s (WithMaxWait)".
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
@@ -21,11 +19,10 @@ func RefuseWait(d time.Duration, reason string) *APIError {
 // CheckWait is for Limiter implementations: it tells a Limiter whether it
 // may wait d before letting a request go. It returns ctx's error when ctx
 // has ended; nil when d is at most the max wait and ends before ctx's
-// deadline; and otherwise, at once, a RefuseWait error saying which bound
-// d broke. The max wait is the calling client's WithMaxWait, which the
-// client puts in ctx (DefaultMaxWait outside a Client), or maxWait, the
-// limiter's own, when that is positive and smaller. reason names the
-// limit that asked for the wait, such as "fleet limit".
+// deadline; and otherwise a RefuseWait error saying which bound d broke.
+// The max wait is the calling client's WithMaxWait (DefaultMaxWait outside
+// a Client), or maxWait, the limiter's own, when positive and smaller.
+// reason names the limit that asked for the wait, such as "fleet limit".
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
 	return maxWaitLimit{client: clientMaxWait(ctx), own: maxWait, ownName: "the limiter's own"}.check(ctx, d, time.Now(), reason)
 }
@@ -48,9 +45,9 @@ func clientMaxWait(ctx context.Context) time.Duration {
 	return DefaultMaxWait
 }
 
-// maxWaitLimit is the max wait that applies to one wait: the smaller of
-// the client's and a limiter's own (named ownName; 0: none). On a tie the
-// client's setting is named: it is the one users set.
+// maxWaitLimit is the max wait of one wait: the smaller of the client's
+// and a limiter's own (named ownName; 0: none). A tie names the client's,
+// the setting users set.
 type maxWaitLimit struct {
 	client, own time.Duration
 	ownName     string
@@ -77,9 +74,6 @@ func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time,
 
 // sleep waits for d or until ctx ends, whichever is first.
 func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -16,18 +16,15 @@ type Rate struct {
 	Reset     time.Time // when the window resets; zero when not sent
 }
 
-// rateHeaders is what a response's headers say about the rate limit and
-// the request, read once per response.
+// rateHeaders is what a response's headers say, read once per response.
 type rateHeaders struct {
-	rate          Rate
-	exhausted     bool // no requests remain until a reset still ahead
-	retryAfter    time.Duration
-	hasRetryAfter bool
-	// wait is how long the server asked the client to wait, when asked:
-	// Retry-After, else the reset of an exhausted rate limit.
-	wait      time.Duration
-	asked     bool
+	rate      Rate
 	requestID string
+	exhausted bool // no requests remain until a reset still ahead
+	// wait is how long the server asked the client to wait, when asked:
+	// Retry-After (retryAfter set), else the reset of an exhausted limit.
+	wait              time.Duration
+	asked, retryAfter bool
 }
 
 // rateHeaderNames are the rate-limit headers, with and without the X-
@@ -38,9 +35,8 @@ var rateHeaderNames = [...][3]string{
 }
 
 // readRateHeaders reads h, whose values are already cleaned of the key.
-// A reset is seconds from now, or a Unix time when it is more than a
-// billion seconds (no window is 31 years long); one beyond 1e12 seconds
-// or negative is ignored.
+// A reset is seconds from now, or a Unix time when over a billion seconds
+// (no window is 31 years long); one over 1e12 or negative is ignored.
 func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	r := rateHeaders{requestID: cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"))}
 	for _, names := range rateHeaderNames {
@@ -63,12 +59,10 @@ func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	}
 	r.exhausted = r.rate.Remaining <= 0 && r.rate.Reset.After(now)
 	if v := h.Get("Retry-After"); v != "" {
-		r.retryAfter, r.hasRetryAfter = parseRetryAfter(v, now)
+		r.wait, r.asked = parseRetryAfter(v, now)
+		r.retryAfter = r.asked
 	}
-	switch {
-	case r.hasRetryAfter:
-		r.wait, r.asked = r.retryAfter, true
-	case r.exhausted:
+	if !r.asked && r.exhausted {
 		r.wait, r.asked = r.rate.Reset.Sub(now), true
 	}
 	return r
@@ -84,9 +78,8 @@ func headerInt(h http.Header, key string) (int, bool) {
 }
 
 // parseRetryAfter reads a Retry-After value: seconds (a fraction is
-// accepted) or an HTTP date; a date in the past is 0. A number of seconds
-// too large for a time.Duration is the largest one, so that a caller
-// refuses it as too long instead of ignoring it.
+// accepted) or an HTTP date; a date past is 0. Seconds too many for a
+// time.Duration are the longest one, for a caller to refuse as too long.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
@@ -105,13 +98,13 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 }
 
 // hold is what the response tells the limiter: a 429 with Retry-After, or
-// no requests remaining until a reset still ahead, asks for a hold (never
-// longer than maxHold); requests remaining, on any other status, lift a
-// hold. ok is false when the response said nothing of the kind.
+// no requests remaining until a reset still ahead, asks for a hold (at
+// most maxHold); requests remaining, on any other status, lift a hold. ok
+// is false when the response said nothing of the kind.
 func (r *rateHeaders) hold(status int, now time.Time) (f RateFeedback, ok bool) {
 	switch {
-	case status == http.StatusTooManyRequests && r.hasRetryAfter && r.retryAfter > 0:
-		return RateFeedback{Hold: min(r.retryAfter, maxHold)}, true
+	case status == http.StatusTooManyRequests && r.retryAfter && r.wait > 0:
+		return RateFeedback{Hold: min(r.wait, maxHold)}, true
 	case r.exhausted:
 		return RateFeedback{Hold: min(r.rate.Reset.Sub(now), maxHold)}, true
 	case r.rate.Remaining > 0 && status != http.StatusTooManyRequests:

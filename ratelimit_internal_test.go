@@ -713,3 +713,19 @@ func TestBudgetCountsTheWindows(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Budget{PerHour: 100, PerSecond: 50, UsedHour: 30, HoldUntil: clk.now().Add(time.Minute - time.Second - secondGuard)}, b)
 }
+
+// TestWindowsStayBounded: a client well under its limits for a long time
+// keeps about as many slots in each window as are held, not every
+// request it ever sent.
+func TestWindowsStayBounded(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	l := builtin(newWindowLimiter(10_000, 50, 0, clk.now))
+	for range 20_000 {
+		require.NoError(t, turn(l, context.Background(), time.Minute, nil))
+		clk.advance(time.Second) // 3600 held in any hour, one in any second
+	}
+	w := l.(builtinLimiter).windowLimiter
+	assert.LessOrEqual(t, len(w.hour.ends), 2*3602)
+	assert.LessOrEqual(t, len(w.second.ends), 2*3)
+}

@@ -1,11 +1,9 @@
 package seoapi
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"slices"
-	"sync"
 	"time"
 )
 
@@ -21,43 +19,31 @@ const (
 )
 
 // windowLimiter is the built-in limiter: two exact rolling windows and the
-// server's hold. A request goes when both windows have a free slot; both
-// slots are taken in one step under one lock. Requests are let go in the
-// order they asked (why not a token bucket: docs/limiter.md).
+// server's hold, under one lock. A request takes a slot in both at once,
+// in the order requests asked (why not a token bucket: docs/limiter.md).
 type windowLimiter struct {
-	maxWait time.Duration // NewLimiter's own bound; 0: the client's
-	now     func() time.Time
-	sleep   func(context.Context, time.Duration) error // tests replace it
-	hold    serverHold
-
-	mu     sync.Mutex
-	origin time.Time // times in the windows are durations since origin
-	second window    // until a second after the server last counted the request
-	hour   window    // until an hour after the release
-	lastID uint64
+	serverHold                                            // its mu guards the windows too
+	maxWait    time.Duration                              // NewLimiter's own bound; 0: the client's
+	sleep      func(context.Context, time.Duration) error // tests replace it
+	origin     time.Time                                  // times in the windows are durations since origin
+	second     window                                     // until a second after the server last counted the request
+	hour       window                                     // until an hour after the release
 }
 
 func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() time.Time) *windowLimiter {
-	return &windowLimiter{
-		maxWait: maxWait,
-		now:     now,
-		sleep:   sleep,
-		origin:  now(),
-		second:  window{size: perSecond},
-		hour:    window{size: perHour},
-	}
+	return &windowLimiter{serverHold: serverHold{now: now}, maxWait: maxWait, sleep: sleep, origin: now(),
+		second: window{size: perSecond}, hour: window{size: perHour}}
 }
 
-// Wait blocks until the server's hold and both windows allow one more
-// request (see NewLimiter). Its answer is never heard of: the request
-// counts from its release, with a wider guard.
+// Wait blocks until the hold and both windows let one more request go.
+// Its answer is never heard of: it counts from its release, a guard wider.
 func (l *windowLimiter) Wait(ctx context.Context) error {
 	_, err := builtinLimiter{windowLimiter: l, unheard: true}.acquire(ctx, clientMaxWait(ctx), nil)
 	return err
 }
 
-// Acquire waits as Wait does; after answered, the request counts for a
-// second more (see SlotLimiter).
+// Acquire waits as Wait does; the request counts until a second after
+// answered (see SlotLimiter).
 func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error) {
 	t, err := builtinLimiter{windowLimiter: l}.acquire(ctx, clientMaxWait(ctx), nil)
 	if err != nil {
@@ -66,82 +52,52 @@ func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error
 	return func() { l.done(t, true) }, nil
 }
 
-// Feedback holds every request sharing the limiter back for f.Hold, or
-// lifts the hold (see RateFeedback).
-func (l *windowLimiter) Feedback(_ context.Context, f RateFeedback) {
-	now := l.now()
-	l.hold.apply(f, now, now)
-}
+// Feedback holds back every request sharing the limiter (see RateFeedback).
+func (l *windowLimiter) Feedback(ctx context.Context, f RateFeedback) { l.feedback(ctx, l.now(), f) }
 
-func (l *windowLimiter) feedback(_ context.Context, sent time.Time, f RateFeedback) {
-	l.hold.apply(f, sent, l.now())
-}
-
-// Budget returns the limits, the slots held now (requests waiting for
-// their turn included) and the server's hold.
+// Budget returns the limits, the slots held (waiting requests' included)
+// and the server's hold.
 func (l *windowLimiter) Budget(context.Context) (Budget, error) {
-	now := l.now()
 	l.mu.Lock()
-	at := now.Sub(l.origin)
+	at := l.now().Sub(l.origin)
 	b := Budget{PerHour: l.hour.size, PerSecond: l.second.size, UsedHour: l.hour.held(at), UsedSecond: l.second.held(at)}
 	l.mu.Unlock()
-	b.HoldUntil = l.hold.end(now)
+	b.HoldUntil = l.end()
 	return b, nil
 }
 
-// done moves t's slot of the second to free a second (and the guard)
-// after now: sooner, when the request was answered (the server counted
-// it by now); later, when it failed (it may arrive until release +
-// maxTransit, or arrived just before the failure). See docs/limiter.md.
-func (l *windowLimiter) done(t slotTicket, answered bool) {
-	if t.id == 0 {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	taken := slot{frees: t.sent.Sub(l.origin) + secondSpan, id: t.id}
-	frees := l.now().Sub(l.origin) + time.Second + secondGuard
-	if answered {
-		frees = min(frees, taken.frees)
-	} else {
-		frees = max(frees, taken.frees)
-	}
-	if l.second.remove(taken) || !answered {
-		l.second.add(slot{frees: frees, id: t.id})
-	}
-}
-
-// acquire waits for the server's hold, then for the windows, leaving
-// l.keep free (WithReserve). Held back by the reserve, it sleeps without a
-// place in line and looks again. A wait that ends early gives its slots
-// back.
+// acquire waits for the server's hold, then for both windows, leaving
+// l.keep free (WithReserve). Held back by the hold or the reserve, it
+// sleeps without a place in line and looks again. A wait cut short gives
+// its slots back.
 func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	limit := maxWaitLimit{client: maxWait, own: l.maxWait, ownName: "NewLimiter"}
 	if err := ctx.Err(); err != nil {
 		return slotTicket{}, err
 	}
-	if err := l.hold.wait(ctx, limit, rec, l.now, l.sleep); err != nil {
-		return slotTicket{}, err
-	}
+	limit := maxWaitLimit{client: maxWait, own: l.maxWait, ownName: "NewLimiter"}
 	second := secondSpan // until done moves it
 	if l.unheard {
 		second = time.Second + releaseGuard
 	}
-	start := l.now()
-	slept := false
+	start := l.now() // a window's wait counts from its first look
+	var waited WaitLevel
 	for {
-		t, d, level, err := l.reserve(ctx, limit, l.keep, second, start)
-		if err == nil && d > 0 {
-			err, slept = l.sleep(ctx, d), true
-		}
-		if err == nil && t.id == 0 { // held back by the reserve
-			err = l.hold.wait(ctx, limit, rec, l.now, l.sleep)
-			if err == nil {
-				continue
+		t, wait, level, err := l.take(ctx, limit, second, start)
+		switch {
+		case err != nil:
+		case level == WaitServer:
+			err = l.waitOut(ctx, limit, rec, l.sleep)
+			if waited == "" {
+				start = l.now()
 			}
+		case wait > 0:
+			waited, err = level, l.sleep(ctx, wait)
 		}
-		if slept {
-			rec.add(level, start, l.now().Sub(start), causeIf(err != nil && ctx.Err() != nil, ctx))
+		if err == nil && !t.taken {
+			continue
+		}
+		if waited != "" {
+			rec.add(waited, start, l.now().Sub(start), ctx, err != nil)
 		}
 		if err != nil {
 			l.giveBack(t, second)
@@ -151,123 +107,118 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 	}
 }
 
-// reserve takes both slots at the earliest release, the slot of the
-// second for second, and returns the wait for it; when keep allows only a
-// later one, it takes nothing.
-func (l *windowLimiter) reserve(ctx context.Context, limit maxWaitLimit, keep windowReserve, second time.Duration, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
+// take takes both slots at the earliest release that leaves l.keep free,
+// the second's for second, and returns the wait until then. It takes
+// nothing while the hold is set (level WaitServer), or when the reserve
+// allows only a later release, whose wait it returns.
+func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second time.Duration, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now() // read under the lock: releases come in order
+	if l.until.After(now) {
+		return slotTicket{}, 0, WaitServer, nil
+	}
 	at := now.Sub(l.origin)
-	release, level := l.earliest(at, windowReserve{})
-	kept, keptLevel := release, level
-	if keep != (windowReserve{}) {
-		kept, keptLevel = l.earliest(at, keep)
+	first := at
+	if n := len(l.hour.ends); n > 0 {
+		first = max(at, l.hour.ends[n-1]-hourSpan) // after the last release
 	}
-	if wait := kept - at; wait > 0 {
-		reason := levelReason(keptLevel)
-		if kept > release {
-			reason += " keeping the reserve (WithReserve)"
-		}
-		// The whole wait counts, from the first look.
-		if err := limit.check(ctx, wait+now.Sub(start), start, reason); err != nil {
-			return slotTicket{}, 0, keptLevel, err
-		}
-	}
-	if kept > release {
-		return slotTicket{}, kept - at, keptLevel, nil
-	}
-	l.lastID++
-	l.hour.add(slot{frees: release + hourSpan, id: l.lastID})
-	l.second.add(slot{frees: release + second, id: l.lastID})
-	return slotTicket{sent: l.origin.Add(release), id: l.lastID}, release - at, level, nil
-}
-
-// earliest returns the earliest release from at, after the last one, that
-// leaves keep free, and the window that asks for it. Callers hold l.mu.
-func (l *windowLimiter) earliest(at time.Duration, keep windowReserve) (time.Duration, WaitLevel) {
-	second, hour := l.second.free(at, keep.perSecond), l.hour.free(at, keep.perHour)
-	last := time.Duration(math.MinInt64)
-	if n := len(l.hour.slots); n > 0 {
-		last = l.hour.slots[n-1].frees - hourSpan
-	}
-	level := WaitPerSecond
-	if hour > second {
+	hour, sec := l.hour.free(l.keep.perHour), l.second.free(l.keep.perSecond)
+	release, level := max(first, hour, sec), WaitPerSecond
+	if hour > sec {
 		level = WaitPerHour
 	}
-	return max(at, second, hour, last), level
+	reserved := l.keep != windowReserve{} && release > max(first, l.hour.free(0), l.second.free(0))
+	if wait := release - at; wait > 0 {
+		reason := levelReasons[level]
+		if reserved {
+			reason += " keeping the reserve (WithReserve)"
+		}
+		if err := limit.check(ctx, wait+now.Sub(start), start, reason); err != nil {
+			return slotTicket{}, 0, level, err
+		}
+	}
+	if reserved {
+		return slotTicket{}, release - at, level, nil
+	}
+	l.hour.add(release+hourSpan, at)
+	l.second.add(release+second, at)
+	return slotTicket{sent: l.origin.Add(release), taken: true}, release - at, level, nil
 }
 
-// giveBack frees both slots of a request that was never sent.
-func (l *windowLimiter) giveBack(t slotTicket, second time.Duration) {
-	if t.id == 0 {
+// done moves t's slot of the second to a second (and the guard) after
+// now: sooner when answered (the server counted it by now), later when it
+// failed (it may arrive until release + maxTransit). See docs/limiter.md.
+func (l *windowLimiter) done(t slotTicket, answered bool) {
+	if !t.taken {
 		return
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	release := t.sent.Sub(l.origin)
-	l.hour.remove(slot{frees: release + hourSpan, id: t.id})
-	l.second.remove(slot{frees: release + second, id: t.id})
+	at := l.now().Sub(l.origin)
+	was, frees := t.sent.Sub(l.origin)+secondSpan, at+time.Second+secondGuard
+	if answered {
+		frees = min(frees, was)
+	} else {
+		frees = max(frees, was)
+	}
+	if l.second.remove(was) || !answered {
+		l.second.add(frees, at)
+	}
+}
+
+// giveBack frees both slots of a request that was never sent.
+func (l *windowLimiter) giveBack(t slotTicket, second time.Duration) {
+	if t.taken {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		release := t.sent.Sub(l.origin)
+		l.hour.remove(release + hourSpan)
+		l.second.remove(release + second)
+	}
 }
 
 // windowReserve is what a client leaves free in each window (WithReserve).
 type windowReserve struct{ perHour, perSecond int }
 
-// window is one rolling window: the slots held, in the order they free.
+// window is one rolling window: when each slot frees, since the origin,
+// in ascending order.
 type window struct {
-	size  int
-	slots []slot
+	size int
+	ends []time.Duration
 }
 
-// slot is one request's place in a window.
-type slot struct {
-	frees time.Duration // since the limiter's origin
-	id    uint64        // the request's
-}
-
-func compareSlots(a, b slot) int {
-	return cmp.Or(cmp.Compare(a.frees, b.frees), cmp.Compare(a.id, b.id))
-}
-
-// free returns when a slot can be taken leaving keep free: the slots
-// counted from the end are the same whether freed ones were dropped or not.
-func (w *window) free(at time.Duration, keep int) time.Duration {
-	n := w.size - keep // slots that may be held once this one is taken
-	if w.held(at) < n {
-		return math.MinInt64
+// free returns when one more slot may be taken leaving keep free: when the
+// (size-keep)-th slot from the end frees, or math.MinInt64 if none is.
+func (w *window) free(keep int) time.Duration {
+	if n := w.size - keep; len(w.ends) >= n {
+		return w.ends[len(w.ends)-n]
 	}
-	return w.slots[len(w.slots)-n].frees
+	return math.MinInt64
 }
 
-// held returns how many slots are held at at. It drops the freed ones
-// once they are half the slice, so that each costs O(1) to drop and the
-// slice is reused.
+// held returns how many slots are held at at.
 func (w *window) held(at time.Duration) int {
-	freed, _ := slices.BinarySearchFunc(w.slots, at, func(s slot, at time.Duration) int {
-		return cmp.Or(cmp.Compare(s.frees, at), -1) // first slot that frees after at
-	})
-	if 2*freed >= len(w.slots) {
-		w.slots = w.slots[:copy(w.slots, w.slots[freed:])]
-		freed = 0
-	}
-	return len(w.slots) - freed
+	freed, _ := slices.BinarySearch(w.ends, at+1)
+	return len(w.ends) - freed
 }
 
-// add holds s; a new release goes last, with no search.
-func (w *window) add(s slot) {
-	if n := len(w.slots); n == 0 || compareSlots(w.slots[n-1], s) < 0 {
-		w.slots = append(w.slots, s)
-		return
+// add holds a slot until end. It drops the slots freed at at once they
+// are half the slice, so that the slice is reused and dropping costs O(1)
+// a slot.
+func (w *window) add(end, at time.Duration) {
+	if freed, _ := slices.BinarySearch(w.ends, at+1); freed > 0 && 2*freed >= len(w.ends) {
+		w.ends = w.ends[:copy(w.ends, w.ends[freed:])]
 	}
-	i, _ := slices.BinarySearchFunc(w.slots, s, compareSlots)
-	w.slots = slices.Insert(w.slots, i, s)
+	i, _ := slices.BinarySearch(w.ends, end)
+	w.ends = slices.Insert(w.ends, i, end)
 }
 
-// remove reports whether s was still held.
-func (w *window) remove(s slot) bool {
-	i, found := slices.BinarySearchFunc(w.slots, s, compareSlots)
+// remove drops a slot held until end, and reports whether there was one.
+func (w *window) remove(end time.Duration) bool {
+	i, found := slices.BinarySearch(w.ends, end)
 	if found {
-		w.slots = slices.Delete(w.slots, i, i+1)
+		w.ends = slices.Delete(w.ends, i, i+1)
 	}
 	return found
 }
