@@ -295,9 +295,16 @@ func TestWaitPastDeadlineFailsAtOnce(t *testing.T) {
 func TestCancelDuringWaitReturnsAtOnce(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, sequence(map[string]string{"Retry-After": "30"}, 503))
-	c := newClient(t, rec.srv.URL)
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(100*time.Millisecond, cancel)
+	// The first attempt's end comes before the wait for the retry: the
+	// context ends in that wait, however slow the machine.
+	cancelAtAttemptEnd := observerFunc(func(ctx context.Context, e seoapi.Event) context.Context {
+		if e.Type == seoapi.EventAttemptEnd {
+			cancel()
+		}
+		return ctx
+	})
+	c := newClient(t, rec.srv.URL, seoapi.WithObserver(cancelAtAttemptEnd))
 	start := time.Now()
 	_, _, err := c.Workspaces.List(ctx, nil)
 	require.ErrorIs(t, err, context.Canceled)
