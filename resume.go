@@ -15,19 +15,19 @@ import (
 // A Next token (Page.Next, ListOptions.Resume) is plain data with an
 // authentication tag:
 //
-//	base64url(JSON of token) "." base64url(HMAC-SHA256(key, the part before the dot))
+//	base64url(JSON of tokenData) "." base64url(HMAC-SHA256(key, the part before the dot))
 //
 // where key is HMAC-SHA256, keyed by the API key, of tokenLabel and the
 // base URL: only a client with the same key and base URL makes or accepts
 // a token, and forging one needs the key itself.
 const (
-	tokenVersion = 2
+	tokenVersion = 3
 	tokenLabel   = "seoapi-go resume token\x00"
 	maxToken     = 1 << 20 // bytes; a position whose token is longer fails when its page is read
 )
 
-// tokenData is what a Next token holds: the list it belongs to, and where its
-// next page is.
+// tokenData is what a Next token holds: the list it belongs to, and where
+// its next page is.
 type tokenData struct {
 	V     int    `json:"v"`
 	Route string `json:"route"`
@@ -35,15 +35,12 @@ type tokenData struct {
 	position
 }
 
-// position is where the next page of a list is: the server's link for
-// it, or the options that ask for it; or, with End, nowhere.
+// position is where the next page of a list is: the URL to ask for it
+// (absolute, except the first page's, which is the list's path and the
+// query of its ListOptions), or, with End, nowhere.
 type position struct {
-	Page    int        `json:"page,omitempty"`
-	PerPage int        `json:"perPage,omitempty"`
-	Cursor  string     `json:"cursor,omitempty"`
-	Extra   url.Values `json:"extra,omitempty"`
-	Next    string     `json:"next,omitempty"` // an absolute URL
-	End     bool       `json:"end,omitempty"`
+	URL string `json:"url,omitempty"`
+	End bool   `json:"end,omitempty"`
 }
 
 // tokenTag is the authentication tag of a token's payload.
@@ -56,17 +53,11 @@ func (c *Client) tokenTag(payload string) []byte {
 }
 
 // token encodes pos, the next page of the list at path of ep, as a Next
-// token. It fails for a position a token cannot hold as it is: a string
-// that is not UTF-8 or that holds the API key, or a token over maxToken.
+// token. It fails for a URL a token cannot hold as it is (not UTF-8, or
+// holding the API key) and for a token over maxToken bytes.
 func (c *Client) token(ep *endpoint, path string, pos *position) (string, error) {
-	strs := []string{pos.Cursor, pos.Next}
-	for k, v := range pos.Extra {
-		strs = append(append(strs, k), v...)
-	}
-	for _, s := range strs {
-		if !utf8.ValidString(s) || c.holdsKey(s) {
-			return "", errors.New("the next page's position cannot be saved in a Next token: it is not UTF-8, or holds the API key")
-		}
+	if !utf8.ValidString(pos.URL) || c.holdsKey(pos.URL) {
+		return "", errors.New("the next page's URL cannot be saved in a Next token: it is not UTF-8, or holds the API key")
 	}
 	data, err := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, position: *pos})
 	if err != nil {
@@ -75,7 +66,7 @@ func (c *Client) token(ep *endpoint, path string, pos *position) (string, error)
 	payload := base64.RawURLEncoding.EncodeToString(data)
 	t := payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
 	if len(t) > maxToken {
-		return "", fmt.Errorf("the next page's position is too long for a Next token (over %d bytes)", maxToken)
+		return "", fmt.Errorf("the next page's URL is too long for a Next token (over %d bytes)", maxToken)
 	}
 	return t, nil
 }
@@ -88,7 +79,7 @@ func (c *Client) holdsKey(s string) bool {
 
 // resume decodes the Next token s for the list at path of ep. A token
 // that is malformed, altered, made with another key or base URL, for
-// another list, or whose next link fails checkNextLink fails with
+// another list, or whose URL fails checkNextLink fails with
 // ErrInvalidArgument.
 func (c *Client) resume(ep *endpoint, path, s string) (position, error) {
 	payload, tag, _ := strings.Cut(s, ".")
@@ -104,13 +95,11 @@ func (c *Client) resume(ep *endpoint, path, s string) (position, error) {
 	if t.Route != ep.route || t.Path != path {
 		return position{}, invalidArgument("ListOptions.Resume: the token is from another list (%q), not %s", t.Path, path)
 	}
-	if t.Page < 0 || t.PerPage < 0 {
-		return position{}, invalidArgument("ListOptions.Resume: the token holds a negative page number or size")
+	if t.End {
+		return position{End: true}, nil
 	}
-	if t.Next != "" {
-		if err := c.checkNextLink(t.Next, path); err != nil {
-			return position{}, invalidArgument("ListOptions.Resume: %v", err)
-		}
+	if err := c.checkNextLink(t.URL, path); err != nil {
+		return position{}, invalidArgument("ListOptions.Resume: %v", err)
 	}
 	return t.position, nil
 }
