@@ -74,7 +74,7 @@ func (c *Client) token(ep *endpoint, path string, pos *position) (string, error)
 // holdsKey reports whether s holds the API key in any form, or a header
 // the redactor cleaned of it.
 func (c *Client) holdsKey(s string) bool {
-	return strings.Contains(s, redacted) || c.redact.holds(s)
+	return strings.Contains(s, redacted) || c.redact.holds(s, maxRounds)
 }
 
 // resume decodes the Next token s for the list at path of ep. A token
