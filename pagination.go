@@ -107,9 +107,9 @@ type Page[T any] struct {
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
-		path, pos, err := c.startPosition(ep, opts, ids...)
-		p := &pager[T]{c: c, ep: ep, path: path, pos: pos, seen: map[[sha256.Size]byte]bool{}, tokens: tokens}
-		for err == nil && !p.pos.End {
+		path, next, err := c.startPosition(ep, opts, ids...)
+		p := &pager[T]{c: c, ep: ep, path: path, url: next, seen: map[[sha256.Size]byte]bool{}, tokens: tokens}
+		for err == nil && p.url != "" {
 			var page *Page[T]
 			if page, err = p.next(ctx); err == nil && !yield(page, nil) {
 				return
@@ -143,45 +143,46 @@ func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpti
 // opts.Resume names, or the page opts select. The token of a last page
 // gives no items and a nil Response, and nothing is sent.
 func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
-	_, pos, err := c.startPosition(ep, opts, ids...)
+	_, next, err := c.startPosition(ep, opts, ids...)
 	if err != nil {
 		return nil, nil, err
-	} else if pos.End {
+	} else if next == "" {
 		return []*T{}, nil, nil
 	}
-	req, err := c.NewRequest(ctx, http.MethodGet, pos.URL, nil)
+	req, err := c.NewRequest(ctx, http.MethodGet, next, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	return fetchList[T](c, ep, req)
 }
 
-// startPosition returns the path of the list at ep and where the list
-// starts: the page opts.Resume names, or the page opts select. Negative
-// page numbers or sizes fail with ErrInvalidArgument.
-func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (string, position, error) {
-	path, err := ep.path(ids...)
+// startPosition returns the path of the list at ep and the URL of its
+// first page: the page opts.Resume names ("" for the end of the list), or
+// the list's path with the query of opts. Negative page numbers or sizes
+// fail with ErrInvalidArgument.
+func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (path, next string, err error) {
+	path, err = ep.path(ids...)
 	switch {
 	case err != nil:
-		return "", position{}, err
+		return "", "", err
 	case opts == nil:
-		return path, position{URL: path}, nil
+		return path, path, nil
 	case opts.Resume != "":
-		pos, err := c.resume(ep, path, opts.Resume)
-		return path, pos, err
+		next, err = c.resume(ep, path, opts.Resume)
+		return path, next, err
 	case opts.Page < 0 || opts.PerPage < 0:
-		return "", position{}, invalidArgument("ListOptions: negative Page or PerPage")
+		return "", "", invalidArgument("ListOptions: negative Page or PerPage")
 	}
 	o := *opts // the encoder keeps its argument: opts stay where they are
 	q, err := query.Values(&o)
 	if err != nil {
-		return "", position{}, invalidArgument("ListOptions: %v", err)
+		return "", "", invalidArgument("ListOptions: %v", err)
 	}
 	maps.Copy(q, opts.Extra)
 	if len(q) == 0 {
-		return path, position{URL: path}, nil
+		return path, path, nil
 	}
-	return path, position{URL: path + "?" + q.Encode()}, nil
+	return path, path + "?" + q.Encode(), nil
 }
 
 // pager is the state of one iteration over the list at path of ep.
@@ -189,8 +190,8 @@ type pager[T any] struct {
 	c      *Client
 	ep     *endpoint
 	path   string
-	pos    position // where the next page is
-	tokens bool     // whether each page gets its Next token
+	url    string // the URL of the next page; "" once the list has ended
+	tokens bool   // whether each page gets its Next token
 	// seen holds the SHA-256 of the URL of each page asked for and of the
 	// items of each page read: a server that announces a page again, or
 	// ignores the page or cursor asked for and sends a page again, is
@@ -198,11 +199,11 @@ type pager[T any] struct {
 	seen map[[sha256.Size]byte]bool
 }
 
-// next reads the page pos names and moves pos on. It fails, before the
+// next reads the page at p.url and moves p.url on. It fails, before the
 // page's items are yielded, when the page repeats one already asked for or
 // read, or its next page can be neither followed nor saved in a token.
 func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
-	req, err := p.c.NewRequest(ctx, http.MethodGet, p.pos.URL, nil)
+	req, err := p.c.NewRequest(ctx, http.MethodGet, p.url, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +222,7 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	}
 	page := &Page[T]{Items: items, Response: resp}
 	if p.tokens {
-		if page.Next, err = p.c.token(p.ep, p.path, &p.pos); err != nil {
+		if page.Next, err = p.c.token(p.ep, p.path, p.url); err != nil {
 			return nil, unexpectedAnswer(req, resp, err.Error())
 		}
 	}
@@ -235,19 +236,19 @@ func (p *pager[T]) repeats(sum [sha256.Size]byte) bool {
 	return repeat
 }
 
-// advance moves pos to the next page resp announces for the page at u: its
-// link, or u with the cursor or page number it names; or to the end when
-// it announces none or the page was empty.
+// advance moves p.url to the next page resp announces for the page at u:
+// its link, or u with the cursor or page number it names; or to the end
+// ("") when it announces none or the page was empty.
 func (p *pager[T]) advance(u *url.URL, resp *Response, empty bool) error {
 	switch {
 	case empty || resp.NextURL == "" && resp.NextCursor == "" && resp.NextPage == 0:
-		p.pos = position{End: true}
+		p.url = ""
 		return nil
 	case resp.NextURL != "":
 		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
 			return invalidArgument("next page: %v", err)
 		}
-		p.pos.URL = resp.NextURL
+		p.url = resp.NextURL
 		return nil
 	}
 	next, q := *u, u.Query()
@@ -257,7 +258,7 @@ func (p *pager[T]) advance(u *url.URL, resp *Response, empty bool) error {
 		q.Set("page", strconv.Itoa(resp.NextPage))
 	}
 	next.RawQuery = q.Encode()
-	p.pos.URL = next.String()
+	p.url = next.String()
 	return nil
 }
 

@@ -37,10 +37,6 @@ type redactor struct {
 	minRunes int            // the characters of the shortest secret; MaxInt for none
 }
 
-// minSecretLen is the fewest characters a secret has: NewClient refuses a
-// shorter key, and an answer with a shorter created secret is withheld.
-const minSecretLen = MinAPIKeyLength
-
 // maxRounds bounds how many decodings, one inside another, a word is read
 // through.
 const maxRounds = 4
@@ -104,11 +100,11 @@ func (r *redactor) add(secret string) {
 // withSecretsIn returns a redactor that also removes the secret values of
 // body, an API key answer (see secretValues). ok is false when the body
 // must be withheld instead: it cannot be read, or holds a secret shorter
-// than minSecretLen characters or with white space.
+// than a key (MinAPIKeyLength characters) or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	if !ok || slices.ContainsFunc(values, func(v string) bool {
-		return utf8.RuneCountInString(v) < minSecretLen || strings.ContainsFunc(v, unicode.IsSpace)
+		return utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace)
 	}) {
 		return r, false
 	}

@@ -327,7 +327,7 @@ func TestSecretValues(t *testing.T) {
 
 // TestWithSecretsIn: an error body holding a created key's secret is
 // cleaned of it in every form; one whose secrets cannot be redacted (one
-// shorter than minSecretLen characters, or a body that cannot be read) is
+// shorter than MinAPIKeyLength characters, or a body that cannot be read) is
 // to be withheld; the redactor it extends is left as it was.
 func TestWithSecretsIn(t *testing.T) {
 	t.Parallel()
@@ -374,7 +374,7 @@ func FuzzRedactor(f *testing.F) {
 	f.Add(benchKey, []byte(`a\b&c%d e`), uint8(3))
 	f.Add(`sk\\z_100%`, []byte(`\\\\\\z %25%25 &amp;&`), uint8(7))
 	f.Fuzz(func(t *testing.T, key string, text []byte, form uint8) {
-		if utf8.RuneCountInString(key) < minSecretLen || !utf8.ValidString(key) || strings.ContainsFunc(key, isSpaceOrControl) || len(text) > 1024 {
+		if utf8.RuneCountInString(key) < MinAPIKeyLength || !utf8.ValidString(key) || strings.ContainsFunc(key, isSpaceOrControl) || len(text) > 1024 {
 			t.Skip("not a key NewClient accepts, or a text longer than fuzzing needs")
 		}
 		r := newRedactor(key)
