@@ -327,8 +327,9 @@ func TestSecretValues(t *testing.T) {
 
 // TestWithSecretsIn: an error body holding a created key's secret is
 // cleaned of it in every form; one whose secrets cannot be redacted (one
-// shorter than MinAPIKeyLength characters, or a body that cannot be read) is
-// to be withheld; the redactor it extends is left as it was.
+// shorter than MinAPIKeyLength characters or with white space, or a body
+// that cannot be read) is to be withheld; the redactor it extends is left
+// as it was.
 func TestWithSecretsIn(t *testing.T) {
 	t.Parallel()
 	base := newRedactor("sk_live_key_0001")
@@ -344,6 +345,7 @@ func TestWithSecretsIn(t *testing.T) {
 		{"eight characters", `{"key":"12345678","note":"12345678"}`, true},
 		{"seven characters", `{"key":"1234567","note":"sk_new/+<&>\"x_9"}`, false},
 		{"five characters in ten bytes", `{"key":"ééééé"}`, false},
+		{"white space", `{"key":"sk_new with_space"}`, false},
 		{"cut short", `{"detail":"sk_new/+<&>\"x_9","secret":"sk_new/+<&>\"x_9`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
