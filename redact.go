@@ -41,25 +41,20 @@ type redactor struct {
 // through.
 const maxRounds = 4
 
-// The escapes a decoding reads, and the decodings: each replaces the runs
-// its pattern matches (a run, so that the bytes of one character decode
-// together).
-const (
-	jsonEscape    = `\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt])`
-	percentEscape = `%[0-9A-Fa-f]{2}`
-	htmlReference = `&#?[0-9A-Za-z]+;`
-)
-
 var (
+	// decoders are the decodings but base64: each replaces the runs of the
+	// escapes its pattern matches (a run, so that the bytes of one
+	// character decode together); each escape begins with its marker.
 	decoders = [...]struct {
-		marker byte // the character each escape begins with
+		marker byte
 		runs   *regexp.Regexp
 		decode func(string) string
 	}{
-		{'\\', regexp.MustCompile(`(?:` + jsonEscape + `)+`), unescapeJSON},
-		{'%', regexp.MustCompile(`(?:` + percentEscape + `)+`), func(s string) string { s, _ = url.PathUnescape(s); return s }},
-		{'&', regexp.MustCompile(htmlReference), html.UnescapeString},
+		{'\\', regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), unescapeJSON},
+		{'%', regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(s string) string { s, _ = url.PathUnescape(s); return s }},
+		{'&', regexp.MustCompile(`&#?[0-9A-Za-z]+;`), html.UnescapeString},
 	}
+	// embeddedObject is the start of a JSON object, in a string.
 	embeddedObject = regexp.MustCompile(`\{\s*"`)
 	// units are what a secret found decoded is replaced with, smallest
 	// first: a part of a URL or a header value, a JSON string, a word.
