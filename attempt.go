@@ -159,8 +159,7 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	c := cl.client
 	now := c.now()
 	link := resp.Header.Values("Link")
-	resp.Header = c.redact.header(resp.Header)
-	resp.Status = c.redact.string(resp.Status)
+	c.redact.answer(resp)
 	r := result{resp: resp, status: resp.StatusCode, sent: true, link: link, rate: readRateHeaders(resp.Header, now)}
 	if f, ok := r.rate.hold(resp.StatusCode, now); ok {
 		// The attempt began before its request was sent: a hold set since
@@ -180,12 +179,12 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 		var clean bool
 		r.redact, clean = c.redact.withSecretsIn(data)
 		r.withhold = !clean
-		resp.Header = r.redact.header(resp.Header)
 		r.rate.requestID = r.redact.string(r.rate.requestID)
 	}
-	if resp.Trailer != nil {
-		// Trailer values arrive with the end of the body.
-		resp.Trailer = r.redact.header(resp.Trailer)
+	if resp.Trailer != nil || cl.ep.secret {
+		// Trailer values arrive with the end of the body, and the
+		// secrets of an answer are known once it is read.
+		r.redact.answer(resp)
 	}
 	if !success(resp.StatusCode) {
 		r.kind = kindOfStatus(resp.StatusCode)

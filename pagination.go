@@ -35,27 +35,6 @@ type ListOptions struct {
 	Resume string `url:"-"`
 }
 
-// withListOptions adds the query parameters of opts to path. Negative page
-// numbers or sizes fail with ErrInvalidArgument.
-func withListOptions(path string, opts *ListOptions) (string, error) {
-	if opts == nil || opts.Page == 0 && opts.PerPage == 0 && opts.Cursor == "" && len(opts.Extra) == 0 {
-		return path, nil
-	}
-	if opts.Page < 0 || opts.PerPage < 0 {
-		return "", invalidArgument("ListOptions: negative Page or PerPage")
-	}
-	o := *opts // the encoder keeps its argument: opts stay where they are
-	q, err := query.Values(&o)
-	if err != nil {
-		return "", invalidArgument("ListOptions: %v", err)
-	}
-	maps.Copy(q, opts.Extra)
-	if len(q) == 0 {
-		return path, nil
-	}
-	return path + "?" + q.Encode(), nil
-}
-
 // maxLinks bounds the links read from one Link header.
 const maxLinks = 64
 
@@ -121,20 +100,16 @@ type Page[T any] struct {
 	Next string
 }
 
-// listPages iterates over the pages of the list at ep, from opts.Resume
-// when set, following the next page each page announces, until a page is
-// empty or announces none. An error is yielded once and ends it. With
-// tokens, each page gets its Next token.
+// listPages iterates over the pages of the list at ep, from where opts
+// say, following the next page each page announces, until a page is empty
+// or announces none. An error is yielded once and ends it. With tokens,
+// each page gets its Next token.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
-	path, err := ep.path(ids...)
-	if err != nil {
-		return func(yield func(*Page[T], error) bool) { yield(nil, err) }
-	}
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
-		pos, err := c.startPosition(ep, path, opts)
-		p := &pager[T]{c: c, ep: ep, path: path, pos: pos, guard: loopGuard{}, tokens: tokens}
-		for err == nil && !p.pos.End {
+		path, next, err := c.startPosition(ep, opts, ids...)
+		p := &pager[T]{c: c, ep: ep, path: path, url: next, seen: map[[sha256.Size]byte]bool{}, tokens: tokens}
+		for err == nil && p.url != "" {
 			var page *Page[T]
 			if page, err = p.next(ctx); err == nil && !yield(page, nil) {
 				return
@@ -168,43 +143,46 @@ func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpti
 // opts.Resume names, or the page opts select. The token of a last page
 // gives no items and a nil Response, and nothing is sent.
 func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
-	path, err := ep.path(ids...)
+	_, next, err := c.startPosition(ep, opts, ids...)
 	if err != nil {
 		return nil, nil, err
+	} else if next == "" {
+		return []*T{}, nil, nil
 	}
-	pos, err := c.startPosition(ep, path, opts)
-	if err != nil || pos.End {
-		return []*T{}, nil, err
-	}
-	req, err := pos.request(ctx, c, path)
+	req, err := c.NewRequest(ctx, http.MethodGet, next, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	return fetchList[T](c, ep, req)
 }
 
-// startPosition is where a list starts: the page opts.Resume names, or
-// the page opts select.
-func (c *Client) startPosition(ep *endpoint, path string, opts *ListOptions) (position, error) {
-	if opts == nil {
-		return position{}, nil
+// startPosition returns the path of the list at ep and the URL of its
+// first page: the page opts.Resume names ("" for the end of the list), or
+// the list's path with the query of opts. Negative page numbers or sizes
+// fail with ErrInvalidArgument.
+func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (path, next string, err error) {
+	path, err = ep.path(ids...)
+	switch {
+	case err != nil:
+		return "", "", err
+	case opts == nil:
+		return path, path, nil
+	case opts.Resume != "":
+		next, err = c.resume(ep, path, opts.Resume)
+		return path, next, err
+	case opts.Page < 0 || opts.PerPage < 0:
+		return "", "", invalidArgument("ListOptions: negative Page or PerPage")
 	}
-	if opts.Resume != "" {
-		return c.resume(ep, path, opts.Resume)
-	}
-	return position{Page: opts.Page, PerPage: opts.PerPage, Cursor: opts.Cursor, Extra: maps.Clone(opts.Extra)}, nil
-}
-
-// request builds the GET for the page pos names.
-func (pos *position) request(ctx context.Context, c *Client, path string) (*http.Request, error) {
-	if pos.Next != "" {
-		return c.NewRequest(ctx, http.MethodGet, pos.Next, nil)
-	}
-	u, err := withListOptions(path, &ListOptions{Page: pos.Page, PerPage: pos.PerPage, Cursor: pos.Cursor, Extra: pos.Extra})
+	o := *opts // the encoder keeps its argument: opts stay where they are
+	q, err := query.Values(&o)
 	if err != nil {
-		return nil, err
+		return "", "", invalidArgument("ListOptions: %v", err)
 	}
-	return c.NewRequest(ctx, http.MethodGet, u, nil)
+	maps.Copy(q, opts.Extra)
+	if len(q) == 0 {
+		return path, path, nil
+	}
+	return path, path + "?" + q.Encode(), nil
 }
 
 // pager is the state of one iteration over the list at path of ep.
@@ -212,97 +190,80 @@ type pager[T any] struct {
 	c      *Client
 	ep     *endpoint
 	path   string
-	pos    position // where the next page is
-	guard  loopGuard
-	tokens bool // whether each page gets its Next token
+	url    string // the URL of the next page; "" once the list has ended
+	tokens bool   // whether each page gets its Next token
+	// seen holds the SHA-256 of the URL of each page asked for and of the
+	// items of each page read: a server that announces a page again, or
+	// ignores the page or cursor asked for and sends a page again, is
+	// stopped before any item is yielded twice.
+	seen map[[sha256.Size]byte]bool
 }
 
-// next reads the page pos names and moves pos on. It fails, before the
+// next reads the page at p.url and moves p.url on. It fails, before the
 // page's items are yielded, when the page repeats one already asked for or
 // read, or its next page can be neither followed nor saved in a token.
 func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
-	req, err := p.pos.request(ctx, p.c, p.path)
+	req, err := p.c.NewRequest(ctx, http.MethodGet, p.url, nil)
 	if err != nil {
 		return nil, err
 	}
-	if p.guard.asked(req.URL) {
-		return nil, unexpectedAnswer(req, nil, "the next page repeats a page already fetched (its URL, page number or cursor); stopping instead of looping")
+	if p.repeats(sha256.Sum256([]byte("url " + req.URL.String()))) {
+		return nil, unexpectedAnswer(req, nil, "the next page repeats a page already fetched; stopping instead of looping")
 	}
 	items, resp, err := fetchList[T](p.c, p.ep, req)
 	if err != nil {
 		return nil, err
 	}
-	if sum, ok := itemsSum(items); ok && p.guard.seen(sum) {
+	if sum, ok := itemsSum(items); ok && p.repeats(sum) {
 		return nil, unexpectedAnswer(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
 	}
-	if err := p.advance(resp, len(items) == 0); err != nil {
+	if err := p.advance(req.URL, resp, len(items) == 0); err != nil {
 		return nil, err
 	}
 	page := &Page[T]{Items: items, Response: resp}
 	if p.tokens {
-		if page.Next, err = p.c.token(p.ep, p.path, &p.pos); err != nil {
+		if page.Next, err = p.c.token(p.ep, p.path, p.url); err != nil {
 			return nil, unexpectedAnswer(req, resp, err.Error())
 		}
 	}
 	return page, nil
 }
 
-// advance moves pos to the next page resp announces, or to the end when
-// it announces none or the page was empty.
-func (p *pager[T]) advance(resp *Response, empty bool) error {
+// repeats reports whether sum was seen already, and records it.
+func (p *pager[T]) repeats(sum [sha256.Size]byte) bool {
+	repeat := p.seen[sum]
+	p.seen[sum] = true
+	return repeat
+}
+
+// advance moves p.url to the next page resp announces for the page at u:
+// its link, or u with the cursor or page number it names; or to the end
+// ("") when it announces none or the page was empty.
+func (p *pager[T]) advance(u *url.URL, resp *Response, empty bool) error {
 	switch {
-	case empty:
-		p.pos = position{End: true}
+	case empty || resp.NextURL == "" && resp.NextCursor == "" && resp.NextPage == 0:
+		p.url = ""
+		return nil
 	case resp.NextURL != "":
 		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
 			return invalidArgument("next page: %v", err)
 		}
-		p.pos.Next = resp.NextURL
-	case resp.NextCursor != "":
-		p.pos.Next, p.pos.Cursor = "", resp.NextCursor
-	case resp.NextPage != 0:
-		p.pos.Next, p.pos.Page = "", resp.NextPage
-	default:
-		p.pos = position{End: true}
+		p.url = resp.NextURL
+		return nil
 	}
+	next, q := *u, u.Query()
+	if resp.NextCursor != "" {
+		q.Set("cursor", resp.NextCursor)
+	} else {
+		q.Set("page", strconv.Itoa(resp.NextPage))
+	}
+	next.RawQuery = q.Encode()
+	p.url = next.String()
 	return nil
 }
 
-// loopGuard stops an iteration whose server announces a page it already
-// sent, before any of that page's items is yielded. It keeps the SHA-256
-// sums of each page asked for (its URL, page number and cursor) and of the
-// items of each page read, so that a server that ignores the page or
-// cursor it is asked for and sends a page again is caught too. It holds a
-// few hundred bytes a page.
-type loopGuard map[[sha256.Size]byte]bool
-
-// asked reports whether a page with u's URL, page number or cursor was
-// asked for already, and records them. A URL with no query asks for page 1.
-func (g loopGuard) asked(u *url.URL) bool {
-	q := u.Query()
-	page, cursor := q.Get("page"), q.Get("cursor")
-	if u.RawQuery == "" {
-		page = "1"
-	}
-	repeat := g.seen(sha256.Sum256([]byte("url " + u.String())))
-	if page != "" {
-		repeat = g.seen(sha256.Sum256([]byte("page "+page))) || repeat
-	}
-	if cursor != "" {
-		repeat = g.seen(sha256.Sum256([]byte("cursor "+cursor))) || repeat
-	}
-	return repeat
-}
-
-// seen reports whether sum was seen already, and records it.
-func (g loopGuard) seen(sum [sha256.Size]byte) bool {
-	repeat := g[sum]
-	g[sum] = true
-	return repeat
-}
-
-// itemsSum is the sum of the items' raw JSON; ok is false for a page with
-// no items or with an item that keeps no raw JSON.
+// itemsSum is the SHA-256 of the items' raw JSON; ok is false for a page
+// with no items or with an item that keeps no raw JSON.
 func itemsSum[T any](items []*T) (sum [sha256.Size]byte, ok bool) {
 	h := sha256.New()
 	h.Write([]byte("items "))

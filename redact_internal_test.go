@@ -21,7 +21,7 @@ import (
 
 // The redactor's benchmarks: a clean error body and one holding the key in
 // several encodings, and the headers of an ordinary response, which every
-// call passes through header() and which must cost no allocation. Compare
+// call passes through answer() and which must cost no allocation. Compare
 // runs with benchstat:
 //
 //	go test -run '^$' -bench '^BenchmarkRedact' -count 10 . > new.txt
@@ -123,25 +123,33 @@ func benchHeader() http.Header {
 	}
 }
 
+// cleanHeader is h as answer leaves it in a response.
+func cleanHeader(r *redactor, h http.Header) http.Header {
+	resp := &http.Response{Status: "200 OK", Header: h}
+	r.answer(resp)
+	return resp.Header
+}
+
 // BenchmarkRedactHeader is the path every response takes.
 func BenchmarkRedactHeader(b *testing.B) {
 	r := newRedactor(benchKey)
-	h := benchHeader()
+	resp := &http.Response{Status: "200 OK", Header: benchHeader()}
 	b.ReportAllocs()
 	for b.Loop() {
-		r.header(h)
+		r.answer(resp)
 	}
 }
 
-// TestRedactHeaderCleanAllocatesNothing: the header of an ordinary
-// response passes header() without an allocation, and is returned as is.
+// TestRedactHeaderCleanAllocatesNothing: the status and header of an
+// ordinary response pass answer() without an allocation, and are kept.
 func TestRedactHeaderCleanAllocatesNothing(t *testing.T) {
 	r := newRedactor(benchKey)
 	h := benchHeader()
-	var got http.Header
-	allocs := testing.AllocsPerRun(1000, func() { got = r.header(h) })
+	resp := &http.Response{Status: "200 OK", Header: h}
+	allocs := testing.AllocsPerRun(1000, func() { r.answer(resp) })
 	assert.Zero(t, allocs)
-	assert.Equal(t, reflect.ValueOf(h).Pointer(), reflect.ValueOf(got).Pointer())
+	assert.Equal(t, reflect.ValueOf(h).Pointer(), reflect.ValueOf(resp.Header).Pointer())
+	assert.Equal(t, "200 OK", resp.Status)
 }
 
 // TestRedactorText holds what string() makes of a text: plain occurrences
@@ -195,7 +203,7 @@ func TestRedactorEveryForm(t *testing.T) {
 			gateway, _ := json.Marshal(map[string]string{"error": "upstream failed", "upstream": string(upstream)})
 			for _, text := range []string{"before " + form + " after", string(upstream), string(gateway)} {
 				got := r.string(text)
-				assert.False(t, r.holds(got), "%s / %s: %q gave %q", key, name, text, got)
+				assert.False(t, r.holds(got, maxRounds), "%s / %s: %q gave %q", key, name, text, got)
 				assert.NotContains(t, got, form, "%s / %s", key, name)
 				assert.NotEqual(t, redacted, got, "%s / %s: %q redacted whole", key, name, text)
 			}
@@ -204,7 +212,7 @@ func TestRedactorEveryForm(t *testing.T) {
 	}
 }
 
-// TestRedactorHeader holds header(): a value holding a decoded form is
+// TestRedactorHeader holds answer() on a header: a value holding a decoded form is
 // replaced whole, a plain occurrence in place, names too, and the header
 // passed in is left as it was.
 func TestRedactorHeader(t *testing.T) {
@@ -221,7 +229,7 @@ func TestRedactorHeader(t *testing.T) {
 		"X-Clean":              {"ok", "a%2Fb"},
 	}
 	before := h.Clone()
-	got := r.header(h)
+	got := cleanHeader(r, h)
 	assert.Equal(t, http.Header{
 		"X-Echo":               {"Bearer [REDACTED]"},
 		"X-Echo-Upper":         {"Bearer [REDACTED]"},
@@ -232,7 +240,7 @@ func TestRedactorHeader(t *testing.T) {
 		"X-Clean":              {"ok", "a%2Fb"},
 	}, got)
 	assert.Equal(t, before, h, "the header passed in is not changed")
-	assert.Nil(t, r.header(nil))
+	assert.Nil(t, cleanHeader(r, nil))
 }
 
 // TestRedactorHeldBehindPointer: the structs of a Client that hold its
@@ -263,12 +271,12 @@ func TestRedactorRounds(t *testing.T) {
 	for range maxRounds {
 		deep = url.QueryEscape(deep)
 	}
-	assert.True(t, r.holds(deep), "four rounds of percent-encoding")
-	assert.False(t, r.holds(url.QueryEscape(deep)), "five rounds of percent-encoding are past the bound")
+	assert.True(t, r.holds(deep, maxRounds), "four rounds of percent-encoding")
+	assert.False(t, r.holds(url.QueryEscape(deep), maxRounds), "five rounds of percent-encoding are past the bound")
 	quoted, err := json.Marshal(url.QueryEscape(html.EscapeString(benchKey)))
 	require.NoError(t, err)
 	mixed := base64.StdEncoding.EncodeToString(quoted)
-	assert.True(t, r.holds(mixed), "base64 of JSON of percent of HTML")
+	assert.True(t, r.holds(mixed, maxRounds), "base64 of JSON of percent of HTML")
 }
 
 // TestSecretValues holds which values secretValues finds in an API key
@@ -319,8 +327,9 @@ func TestSecretValues(t *testing.T) {
 
 // TestWithSecretsIn: an error body holding a created key's secret is
 // cleaned of it in every form; one whose secrets cannot be redacted (one
-// shorter than minSecretLen characters, or a body that cannot be read) is
-// to be withheld; the redactor it extends is left as it was.
+// shorter than MinAPIKeyLength characters or with white space, or a body
+// that cannot be read) is to be withheld; the redactor it extends is left
+// as it was.
 func TestWithSecretsIn(t *testing.T) {
 	t.Parallel()
 	base := newRedactor("sk_live_key_0001")
@@ -336,6 +345,7 @@ func TestWithSecretsIn(t *testing.T) {
 		{"eight characters", `{"key":"12345678","note":"12345678"}`, true},
 		{"seven characters", `{"key":"1234567","note":"sk_new/+<&>\"x_9"}`, false},
 		{"five characters in ten bytes", `{"key":"ééééé"}`, false},
+		{"white space", `{"key":"sk_new with_space"}`, false},
 		{"cut short", `{"detail":"sk_new/+<&>\"x_9","secret":"sk_new/+<&>\"x_9`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -348,7 +358,7 @@ func TestWithSecretsIn(t *testing.T) {
 			}
 			clean := string(r.bytes([]byte(tc.body)))
 			assert.Contains(t, clean, redacted)
-			assert.False(t, r.holds(clean), clean)
+			assert.False(t, r.holds(clean, maxRounds), clean)
 			for _, form := range []string{secret, `sk_new\/`, `sk_new%2F`, `x_9`, "12345678"} {
 				assert.NotContains(t, clean, form)
 			}
@@ -366,7 +376,7 @@ func FuzzRedactor(f *testing.F) {
 	f.Add(benchKey, []byte(`a\b&c%d e`), uint8(3))
 	f.Add(`sk\\z_100%`, []byte(`\\\\\\z %25%25 &amp;&`), uint8(7))
 	f.Fuzz(func(t *testing.T, key string, text []byte, form uint8) {
-		if utf8.RuneCountInString(key) < minSecretLen || !utf8.ValidString(key) || strings.ContainsFunc(key, isSpaceOrControl) || len(text) > 1024 {
+		if utf8.RuneCountInString(key) < MinAPIKeyLength || !utf8.ValidString(key) || strings.ContainsFunc(key, isSpaceOrControl) || len(text) > 1024 {
 			t.Skip("not a key NewClient accepts, or a text longer than fuzzing needs")
 		}
 		r := newRedactor(key)
@@ -378,17 +388,17 @@ func FuzzRedactor(f *testing.F) {
 		slices.Sort(names)
 		for _, s := range []string{string(text), string(text) + " " + forms[names[int(form)%len(names)]] + " " + string(text)} {
 			got := r.string(s)
-			if r.holds(got) {
+			if r.holds(got, maxRounds) {
 				t.Fatalf("key %q: %q gave %q, which still holds it", key, s, got)
 			}
-			if !r.holds(s) && got != s {
+			if !r.holds(s, maxRounds) && got != s {
 				t.Fatalf("key %q: %q holds no form but gave %q", key, s, got)
 			}
 			if b := r.bytes([]byte(s)); string(b) != got {
 				t.Fatalf("bytes and string disagree on %q", s)
 			}
 		}
-		if s := forms[names[int(form)%len(names)]]; !r.holds(s) {
+		if s := forms[names[int(form)%len(names)]]; !r.holds(s, maxRounds) {
 			t.Fatalf("key %q: form %q not found", key, s)
 		}
 	})
@@ -416,7 +426,7 @@ func FuzzSecretValues(f *testing.F) {
 		if !ok {
 			return
 		}
-		if clean := r.bytes(body); r.holds(string(clean)) {
+		if clean := r.bytes(body); r.holds(string(clean), maxRounds) {
 			t.Fatalf("%q still holds a secret of %q", clean, values)
 		}
 	})

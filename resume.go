@@ -15,35 +15,25 @@ import (
 // A Next token (Page.Next, ListOptions.Resume) is plain data with an
 // authentication tag:
 //
-//	base64url(JSON of token) "." base64url(HMAC-SHA256(key, the part before the dot))
+//	base64url(JSON of tokenData) "." base64url(HMAC-SHA256(key, the part before the dot))
 //
 // where key is HMAC-SHA256, keyed by the API key, of tokenLabel and the
 // base URL: only a client with the same key and base URL makes or accepts
 // a token, and forging one needs the key itself.
 const (
-	tokenVersion = 2
+	tokenVersion = 3
 	tokenLabel   = "seoapi-go resume token\x00"
-	maxToken     = 1 << 20 // bytes; a position whose token is longer fails when its page is read
+	maxToken     = 1 << 20 // bytes; a URL whose token is longer fails when its page is read
 )
 
-// tokenData is what a Next token holds: the list it belongs to, and where its
-// next page is.
+// tokenData is what a Next token holds: the list it belongs to, and the
+// URL of its next page ("" at the end of the list; the first page's may be
+// the list's path and query, later ones are absolute).
 type tokenData struct {
 	V     int    `json:"v"`
 	Route string `json:"route"`
 	Path  string `json:"path"`
-	position
-}
-
-// position is where the next page of a list is: the server's link for
-// it, or the options that ask for it; or, with End, nowhere.
-type position struct {
-	Page    int        `json:"page,omitempty"`
-	PerPage int        `json:"perPage,omitempty"`
-	Cursor  string     `json:"cursor,omitempty"`
-	Extra   url.Values `json:"extra,omitempty"`
-	Next    string     `json:"next,omitempty"` // an absolute URL
-	End     bool       `json:"end,omitempty"`
+	Next  string `json:"next"`
 }
 
 // tokenTag is the authentication tag of a token's payload.
@@ -55,27 +45,21 @@ func (c *Client) tokenTag(payload string) []byte {
 	return tag.Sum(nil)
 }
 
-// token encodes pos, the next page of the list at path of ep, as a Next
-// token. It fails for a position a token cannot hold as it is: a string
-// that is not UTF-8 or that holds the API key, or a token over maxToken.
-func (c *Client) token(ep *endpoint, path string, pos *position) (string, error) {
-	strs := []string{pos.Cursor, pos.Next}
-	for k, v := range pos.Extra {
-		strs = append(append(strs, k), v...)
+// token encodes next, the URL of the next page of the list at path of ep
+// ("" at its end), as a Next token. It fails for a URL a token cannot hold as it is (not UTF-8, or
+// holding the API key) and for a token over maxToken bytes.
+func (c *Client) token(ep *endpoint, path, next string) (string, error) {
+	if !utf8.ValidString(next) || c.holdsKey(next) {
+		return "", errors.New("the next page's URL cannot be saved in a Next token: it is not UTF-8, or holds the API key")
 	}
-	for _, s := range strs {
-		if !utf8.ValidString(s) || c.holdsKey(s) {
-			return "", errors.New("the next page's position cannot be saved in a Next token: it is not UTF-8, or holds the API key")
-		}
-	}
-	data, err := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, position: *pos})
+	data, err := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, Next: next})
 	if err != nil {
 		return "", err
 	}
 	payload := base64.RawURLEncoding.EncodeToString(data)
 	t := payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
 	if len(t) > maxToken {
-		return "", fmt.Errorf("the next page's position is too long for a Next token (over %d bytes)", maxToken)
+		return "", fmt.Errorf("the next page's URL is too long for a Next token (over %d bytes)", maxToken)
 	}
 	return t, nil
 }
@@ -83,36 +67,35 @@ func (c *Client) token(ep *endpoint, path string, pos *position) (string, error)
 // holdsKey reports whether s holds the API key in any form, or a header
 // the redactor cleaned of it.
 func (c *Client) holdsKey(s string) bool {
-	return strings.Contains(s, redacted) || c.redact.holds(s)
+	return strings.Contains(s, redacted) || c.redact.holds(s, maxRounds)
 }
 
-// resume decodes the Next token s for the list at path of ep. A token
+// resume decodes the Next token s for the list at path of ep into the URL
+// of the page it names ("" for the end of the list). A token
 // that is malformed, altered, made with another key or base URL, for
-// another list, or whose next link fails checkNextLink fails with
+// another list, or whose URL fails checkNextLink fails with
 // ErrInvalidArgument.
-func (c *Client) resume(ep *endpoint, path, s string) (position, error) {
+func (c *Client) resume(ep *endpoint, path, s string) (string, error) {
 	payload, tag, _ := strings.Cut(s, ".")
 	sum, err := base64.RawURLEncoding.Strict().DecodeString(tag)
 	if len(s) > maxToken || err != nil || !hmac.Equal(sum, c.tokenTag(payload)) {
-		return position{}, invalidArgument("ListOptions.Resume: not a Next token of this client (altered, or made with another API key or base URL)")
+		return "", invalidArgument("ListOptions.Resume: not a Next token of this client (altered, or made with another API key or base URL)")
 	}
 	var t tokenData
 	data, err := base64.RawURLEncoding.Strict().DecodeString(payload)
 	if err != nil || json.Unmarshal(data, &t) != nil || t.V != tokenVersion {
-		return position{}, invalidArgument("ListOptions.Resume: not a Next token this SDK reads")
+		return "", invalidArgument("ListOptions.Resume: not a Next token this SDK reads")
 	}
 	if t.Route != ep.route || t.Path != path {
-		return position{}, invalidArgument("ListOptions.Resume: the token is from another list (%q), not %s", t.Path, path)
+		return "", invalidArgument("ListOptions.Resume: the token is from another list (%q), not %s", t.Path, path)
 	}
-	if t.Page < 0 || t.PerPage < 0 {
-		return position{}, invalidArgument("ListOptions.Resume: the token holds a negative page number or size")
+	if t.Next == "" {
+		return "", nil
 	}
-	if t.Next != "" {
-		if err := c.checkNextLink(t.Next, path); err != nil {
-			return position{}, invalidArgument("ListOptions.Resume: %v", err)
-		}
+	if err := c.checkNextLink(t.Next, path); err != nil {
+		return "", invalidArgument("ListOptions.Resume: %v", err)
 	}
-	return t.position, nil
+	return t.Next, nil
 }
 
 // checkNextLink is the one check a next link passes before a request is
