@@ -293,7 +293,7 @@ func unexpectedAnswer(req *http.Request, resp *Response, msg string) error {
 // Response: the SDK neither follows nor rewrites it.
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
-	resp, err := c.do(req, ep, &list)
+	resp, err := c.newCall(ep, req.Method, nil).send(req, &list)
 	if err != nil {
 		return nil, resp, err
 	}
