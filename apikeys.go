@@ -72,8 +72,6 @@ type APIKey struct {
 // secret when the server sent one: handle it as carefully as Key.
 func (k *APIKey) Raw() json.RawMessage { return k.raw.bytes() }
 
-func (*APIKey) jsonNames() (string, string) { return "apikey", "apikeys" }
-
 // apiKeyView is what an APIKey shows of itself: the typed fields, the
 // secret redacted by Secret's own methods, and no raw JSON.
 type apiKeyView struct {
@@ -128,12 +126,18 @@ func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(data, k) }
 
 func (k *APIKey) fields(d *decoder) {
-	d.id(&k.ID, "id")
-	d.str(&k.Name, "name")
-	d.secret(&k.Key)
-	d.time(&k.CreatedAt, "createdat")
-	d.optionalTime(&k.LastUsedAt, "lastusedat")
-	d.optionalTime(&k.ExpiresAt, "expiresat")
+	d.set((*jsonID)(&k.ID), "id")
+	d.set(&k.Name, "name")
+	var secret string // not the placeholder a redacted copy carries
+	for _, name := range secretMembers {
+		d.set(&secret, name)
+	}
+	if secret != "" && secret != redacted {
+		k.Key = Secret(secret)
+	}
+	d.set(&k.CreatedAt, "createdat")
+	d.set(&k.LastUsedAt, "lastusedat")
+	d.set(&k.ExpiresAt, "expiresat")
 }
 
 func (k *APIKey) rawJSON() *rawJSON { return &k.raw }
@@ -146,18 +150,6 @@ var secretMembers = []string{"key", "apikey", "token", "secret"}
 // decoder reads the secret from these members and the redactor cleans an
 // error body of their values.
 func isSecretMember(name string) bool { return slices.Contains(secretMembers, name) }
-
-// secret reads a created key's secret, but not the placeholder a
-// redacted copy carries.
-func (d *decoder) secret(dst *Secret) {
-	var s string
-	for _, name := range secretMembers {
-		d.str(&s, name)
-	}
-	if s != "" && s != redacted {
-		*dst = Secret(s)
-	}
-}
 
 // APIKeyCreateRequest is the body of APIKeysService.Create.
 type APIKeyCreateRequest struct {

@@ -22,18 +22,16 @@ type Competitor struct {
 // Raw returns the exact JSON object the competitor was decoded from.
 func (c *Competitor) Raw() json.RawMessage { return c.raw.bytes() }
 
-func (*Competitor) jsonNames() (string, string) { return "competitor", "competitors" }
-
 // UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON
 // does.
 func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
 
 func (c *Competitor) fields(d *decoder) {
-	d.id(&c.ID, "id")
-	d.id(&c.ProjectID, "projectid")
-	d.str(&c.Name, "name")
-	d.str(&c.Domain, "domain")
-	d.time(&c.CreatedAt, "createdat")
+	d.set((*jsonID)(&c.ID), "id")
+	d.set((*jsonID)(&c.ProjectID), "projectid")
+	d.set(&c.Name, "name")
+	d.set(&c.Domain, "domain")
+	d.set(&c.CreatedAt, "createdat")
 }
 
 func (c *Competitor) rawJSON() *rawJSON { return &c.raw }

@@ -25,21 +25,19 @@ type ContentPlan struct {
 // Raw returns the exact JSON object the content plan was decoded from.
 func (p *ContentPlan) Raw() json.RawMessage { return p.raw.bytes() }
 
-func (*ContentPlan) jsonNames() (string, string) { return "contentplan", "contentplans" }
-
 // UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON
 // does.
 func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
 func (p *ContentPlan) fields(d *decoder) {
-	d.id(&p.ID, "id")
-	d.id(&p.WorkspaceID, "workspaceid")
-	d.id(&p.ProjectID, "projectid")
-	d.str(&p.Name, "name")
-	d.str(&p.Name, "title")
-	d.str(&p.Status, "status")
-	d.time(&p.CreatedAt, "createdat")
-	d.time(&p.UpdatedAt, "updatedat")
+	d.set((*jsonID)(&p.ID), "id")
+	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	d.set((*jsonID)(&p.ProjectID), "projectid")
+	d.set(&p.Name, "name")
+	d.set(&p.Name, "title")
+	d.set(&p.Status, "status")
+	d.set(&p.CreatedAt, "createdat")
+	d.set(&p.UpdatedAt, "updatedat")
 }
 
 func (p *ContentPlan) rawJSON() *rawJSON { return &p.raw }

@@ -23,17 +23,15 @@ type Member struct {
 // Raw returns the exact JSON object the member was decoded from.
 func (m *Member) Raw() json.RawMessage { return m.raw.bytes() }
 
-func (*Member) jsonNames() (string, string) { return "member", "members" }
-
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
 func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }
 
 func (m *Member) fields(d *decoder) {
-	d.id(&m.ID, "id")
-	d.str(&m.Email, "email")
-	d.str(&m.Name, "name")
-	d.str(&m.Role, "role")
-	d.time(&m.CreatedAt, "createdat")
+	d.set((*jsonID)(&m.ID), "id")
+	d.set(&m.Email, "email")
+	d.set(&m.Name, "name")
+	d.set(&m.Role, "role")
+	d.set(&m.CreatedAt, "createdat")
 }
 
 func (m *Member) rawJSON() *rawJSON { return &m.raw }

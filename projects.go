@@ -24,18 +24,16 @@ type Project struct {
 // Raw returns the exact JSON object the project was decoded from.
 func (p *Project) Raw() json.RawMessage { return p.raw.bytes() }
 
-func (*Project) jsonNames() (string, string) { return "project", "projects" }
-
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
 func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
 func (p *Project) fields(d *decoder) {
-	d.id(&p.ID, "id")
-	d.id(&p.WorkspaceID, "workspaceid")
-	d.str(&p.Name, "name")
-	d.str(&p.Domain, "domain")
-	d.time(&p.CreatedAt, "createdat")
-	d.time(&p.UpdatedAt, "updatedat")
+	d.set((*jsonID)(&p.ID), "id")
+	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	d.set(&p.Name, "name")
+	d.set(&p.Domain, "domain")
+	d.set(&p.CreatedAt, "createdat")
+	d.set(&p.UpdatedAt, "updatedat")
 }
 
 func (p *Project) rawJSON() *rawJSON { return &p.raw }

@@ -22,18 +22,16 @@ type Workspace struct {
 // Raw returns the exact JSON object the workspace was decoded from.
 func (w *Workspace) Raw() json.RawMessage { return w.raw.bytes() }
 
-func (*Workspace) jsonNames() (string, string) { return "workspace", "workspaces" }
-
 // UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
 // string or numeric IDs, RFC 3339 or Unix times; a field of an unexpected
 // type is left zero.
 func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(data, w) }
 
 func (w *Workspace) fields(d *decoder) {
-	d.id(&w.ID, "id")
-	d.str(&w.Name, "name")
-	d.time(&w.CreatedAt, "createdat")
-	d.time(&w.UpdatedAt, "updatedat")
+	d.set((*jsonID)(&w.ID), "id")
+	d.set(&w.Name, "name")
+	d.set(&w.CreatedAt, "createdat")
+	d.set(&w.UpdatedAt, "updatedat")
 }
 
 func (w *Workspace) rawJSON() *rawJSON { return &w.raw }
