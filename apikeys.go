@@ -65,12 +65,12 @@ type APIKey struct {
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
 
-	raw rawJSON
+	rawJSON
 }
 
 // Raw returns the exact JSON object the key was decoded from. It holds the
 // secret when the server sent one: handle it as carefully as Key.
-func (k *APIKey) Raw() json.RawMessage { return k.raw.bytes() }
+func (k *APIKey) Raw() json.RawMessage { return k.bytes() }
 
 // apiKeyView is what an APIKey shows of itself: the typed fields, the
 // secret redacted by Secret's own methods, and no raw JSON.
@@ -140,8 +140,6 @@ func (k *APIKey) fields(d *decoder) {
 	d.set(&k.ExpiresAt, "expiresat")
 }
 
-func (k *APIKey) rawJSON() *rawJSON { return &k.raw }
-
 // secretMembers are the normalised names of the members an API key
 // answer may carry its secret in (key, apiKey/api_key, token, secret).
 var secretMembers = []string{"key", "apikey", "token", "secret"}
@@ -176,19 +174,14 @@ func (s *APIKeysService) List(ctx context.Context, workspaceID string, opts *Lis
 
 var listAPIKeys = endpoint{operation: "APIKeys.List", method: http.MethodGet, route: "/api/workspaces/{id}/api-keys"}
 
-// All iterates over every API key of a workspace, fetching pages as it goes
-// and starting at opts.Resume when it is set. An error (a failed request, a
-// next page that repeats one already fetched, a next link outside the base
-// URL, an invalid argument) is yielded once, with a nil item, and ends the
-// iteration; breaking out of the loop stops fetching.
+// All iterates over every API key of a workspace, as
+// WorkspacesService.All does.
 func (s *APIKeysService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*APIKey, error] {
 	return listAll[APIKey](ctx, s.client, &listAPIKeys, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the API keys of a workspace, as All does,
-// yielding each page with its Response and its Next token: save page.Next
-// and set it as ListOptions.Resume to carry on from there later. An error is
-// yielded once, with a nil page, and ends the iteration.
+// Pages iterates over the pages of the API keys of a workspace, as
+// WorkspacesService.Pages does.
 func (s *APIKeysService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[APIKey], error] {
 	return listPages[APIKey](ctx, s.client, &listAPIKeys, opts, true, workspaceID)
 }

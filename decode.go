@@ -27,8 +27,8 @@ type resource interface {
 	// fields reads the member d is at into the field it names, if any:
 	// one line per field.
 	fields(d *decoder)
-	// rawJSON returns where the resource records its JSON object.
-	rawJSON() *rawJSON
+	// setRaw records where the resource's JSON object lies.
+	setRaw(span rawJSON)
 }
 
 // rawJSON is where a resource's JSON object lies in the body it was decoded
@@ -40,6 +40,8 @@ type rawJSON struct {
 	body       *[]byte
 	start, end int
 }
+
+func (r *rawJSON) setRaw(span rawJSON) { *r = span }
 
 // bytes returns the object's JSON, capped so that appending to it can
 // never write over the next item's.
@@ -199,7 +201,7 @@ func (d *decoder) decodeObject(res resource, singular string) {
 			res.fields(d)
 		}
 	})
-	*res.rawJSON() = rawJSON{body: d.body, start: start, end: end}
+	res.setRaw(rawJSON{body: d.body, start: start, end: end})
 	if inner != nil && !hasID {
 		reflect.ValueOf(res).Elem().Set(reflect.ValueOf(inner).Elem())
 	}

@@ -16,11 +16,11 @@ type Workspace struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 
-	raw rawJSON
+	rawJSON
 }
 
 // Raw returns the exact JSON object the workspace was decoded from.
-func (w *Workspace) Raw() json.RawMessage { return w.raw.bytes() }
+func (w *Workspace) Raw() json.RawMessage { return w.bytes() }
 
 // UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
 // string or numeric IDs, RFC 3339 or Unix times; a field of an unexpected
@@ -34,13 +34,11 @@ func (w *Workspace) fields(d *decoder) {
 	d.set(&w.UpdatedAt, "updatedat")
 }
 
-func (w *Workspace) rawJSON() *rawJSON { return &w.raw }
-
 // WorkspaceCreateRequest is the body of WorkspacesService.Create.
 type WorkspaceCreateRequest struct {
 	Name string `json:"name,omitempty"`
-	// Extra holds body fields the SDK does not know. A typed field that is
-	// set wins over an Extra member of the same JSON name.
+	// Extra holds body fields the SDK does not know; a typed field that is
+	// set wins over a member of the same name.
 	Extra map[string]any `json:"-"`
 }
 
