@@ -74,17 +74,12 @@ func (k *APIKey) Raw() json.RawMessage { return k.bytes() }
 
 // apiKeyView is what an APIKey shows of itself: the typed fields, the
 // secret redacted by Secret's own methods, and no raw JSON.
-type apiKeyView struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Key        Secret     `json:"key,omitempty"`
-	CreatedAt  time.Time  `json:"createdAt"`
-	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
-	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
-}
+type apiKeyView APIKey
 
 func (k *APIKey) view() apiKeyView {
-	return apiKeyView{k.ID, k.Name, k.Key, k.CreatedAt, k.LastUsedAt, k.ExpiresAt}
+	v := apiKeyView(*k)
+	v.rawJSON = rawJSON{}
+	return v
 }
 
 // Format prints the key as fmt would print its typed fields, with the

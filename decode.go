@@ -219,9 +219,13 @@ type jsonID string
 // RFC 3339 string or Unix seconds or milliseconds (null leaves a
 // **time.Time nil).
 func (d *decoder) set(dst any, name string) {
-	if string(d.key) != name {
-		return
+	if string(d.key) == name { // small enough to be inlined into fields
+		d.assign(dst)
 	}
+}
+
+// assign sets *dst from the member d is at, as set does.
+func (d *decoder) assign(dst any) {
 	switch dst := dst.(type) {
 	case *string:
 		if s, ok := d.str(); ok {
@@ -356,10 +360,6 @@ type resourcePtr[T any] interface {
 	resource
 }
 
-// maxChunk bounds how many resources are allocated together, so that a
-// wrong estimate (a small first item, then large ones) wastes little.
-const maxChunk = 1024
-
 // decodeList decodes a list of at most maxItems resources, bare or
 // enveloped, in one pass, skipping null elements. Resources are allocated
 // in chunks whose size is estimated from the bytes left and the size of
@@ -386,7 +386,7 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response,
 				err = tooManyItems(maxItems)
 			default:
 				if len(chunk) == 0 {
-					chunk, list = grow(chunk, list, estimateItems(len(*d.body)-d.r.Pos(), d.r.Pos()-first, len(list)), maxItems)
+					chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first, maxItems)
 				}
 				item := &chunk[0]
 				chunk = chunk[1:]
@@ -406,24 +406,24 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response,
 	return nil
 }
 
-// grow returns a chunk of n more items, at most up to maxItems in all, and
-// a list with room for them. Doubling keeps a long list's copies linear in
-// its length.
-func grow[T any](chunk []T, list []*T, n, maxItems int) ([]T, []*T) {
+// maxChunk bounds how many resources are allocated together, so that a
+// wrong estimate (a small first item, then large ones) wastes little.
+const maxChunk = 1024
+
+// grow returns a chunk of new items and list with room for them: as many
+// as the bytes left hold at the average size of the used bytes' items (one
+// to start with), at most maxChunk, never past maxItems. Doubling keeps a
+// long list's copies linear in its length.
+func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
+	n := 1
+	if len(list) > 0 && used > 0 {
+		n = min(left/(used/len(list)+1)+1, maxChunk)
+	}
 	n = min(n, maxItems-len(list))
 	if cap(list)-len(list) < n {
 		list = append(make([]*T, 0, max(len(list)+n, min(2*cap(list), maxItems))), list...)
 	}
 	return make([]T, n), list
-}
-
-// estimateItems guesses how many items the remaining bytes hold from the
-// average size of the items decoded so far; with none yet it guesses one.
-func estimateItems(remaining, consumed, items int) int {
-	if items == 0 || consumed <= 0 {
-		return 1
-	}
-	return max(1, min(remaining/(consumed/items+1)+1, maxChunk))
 }
 
 // decodeOtherList fills dst, a slice of anything but the SDK's resources,

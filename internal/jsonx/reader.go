@@ -164,7 +164,8 @@ func (r *Reader) readOtherKey() []byte {
 	}
 	raw := r.data[start+1 : end-1]
 	if escaped {
-		raw, _ = appendUnquoted(nil, raw) // scanString validated it
+		s, _ := Value(r.data[start:end]).String() // scanString validated it
+		raw = []byte(s)
 	}
 	return NormalizeKey(&r.key, raw)
 }

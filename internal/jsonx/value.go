@@ -235,12 +235,3 @@ func hex4(s []byte, i int) rune {
 	}
 	return r
 }
-
-// appendUnquoted appends the decoded content s of a JSON string to dst,
-// reporting false when s is not valid.
-func appendUnquoted(dst, s []byte) ([]byte, bool) {
-	ok := unquote(s,
-		func(b []byte) { dst = append(dst, b...) },
-		func(r rune) { dst = utf8.AppendRune(dst, r) })
-	return dst, ok
-}
