@@ -70,7 +70,7 @@ type APIKey struct {
 
 // Raw returns the exact JSON object the key was decoded from. It holds the
 // secret when the server sent one: handle it as carefully as Key.
-func (k *APIKey) Raw() json.RawMessage { return k.bytes() }
+func (k *APIKey) Raw() json.RawMessage { return k.rawJSON.Raw() }
 
 // apiKeyView is what an APIKey shows of itself: the typed fields, the
 // secret redacted by Secret's own methods, and no raw JSON.

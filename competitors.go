@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -18,9 +17,6 @@ type Competitor struct {
 
 	rawJSON
 }
-
-// Raw returns the exact JSON object the competitor was decoded from.
-func (c *Competitor) Raw() json.RawMessage { return c.bytes() }
 
 // UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON
 // does.

@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -21,9 +20,6 @@ type ContentPlan struct {
 
 	rawJSON
 }
-
-// Raw returns the exact JSON object the content plan was decoded from.
-func (p *ContentPlan) Raw() json.RawMessage { return p.bytes() }
 
 // UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON
 // does.

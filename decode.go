@@ -43,9 +43,9 @@ type rawJSON struct {
 
 func (r *rawJSON) setRaw(span rawJSON) { *r = span }
 
-// bytes returns the object's JSON, capped so that appending to it can
-// never write over the next item's.
-func (r rawJSON) bytes() json.RawMessage {
+// Raw returns the exact JSON object the resource was decoded from, capped
+// so that appending to it can never write over the next item's.
+func (r rawJSON) Raw() json.RawMessage {
 	if r.body == nil {
 		return nil
 	}
@@ -521,8 +521,9 @@ func (e *envelope) member(d *decoder, key []byte, plural string, readArray func(
 		d.checkContext()
 	}
 	scope := slices.Index(pagingScopes[:], string(key))
+	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || plural != "" && string(key) == plural
 	switch next := d.r.Peek(); {
-	case isListKey(key, plural) && (next == '[' || next == 'n'):
+	case named && (next == '[' || next == 'n'):
 		if e.lists++; e.lists == 1 && next == '[' {
 			e.err = readArray()
 		} else {
@@ -539,15 +540,6 @@ func (e *envelope) member(d *decoder, key []byte, plural string, readArray func(
 	default:
 		e.scopes[0].set(key, d.r.Value())
 	}
-}
-
-// isListKey reports whether key names the list of an envelope.
-func isListKey(key []byte, plural string) bool {
-	switch string(key) {
-	case "data", "items", "results":
-		return true
-	}
-	return plural != "" && string(key) == plural
 }
 
 // tooManyItems is the error of a list over the item limit.
@@ -703,44 +695,37 @@ func (r *Response) readPageCounters(p *paging) bool {
 }
 
 // parseErrorBody reads a message and code from the error shapes APIs
-// commonly use, and falls back to a short snippet of any other body.
+// commonly use (error, the body itself, the first of errors, detail), and
+// falls back to a short snippet of any other body.
 func parseErrorBody(body []byte) (message, code string) {
 	v := jsonx.Value(bytes.Trim(body, jsonSpace))
 	if !v.IsObject() {
 		return snippet(body), ""
 	}
-	if e, ok := jsonx.Member(v, "error"); ok {
-		if s, ok := e.String(); ok {
-			message = s
-		} else if e.IsObject() {
-			message, code = messageAndCode(e)
-		}
-	}
-	if message == "" && code == "" {
+	e, _ := jsonx.Member(v, "error")
+	if message, code = messageAndCode(e); message == "" && code == "" {
 		message, code = messageAndCode(v)
 	}
-	if errs, ok := jsonx.Member(v, "errors"); ok && message == "" {
-		if first, ok := jsonx.First(errs); ok {
-			if s, ok := first.String(); ok {
-				message = s
-			} else {
-				message, code = messageAndCode(first)
-			}
-		}
+	errs, _ := jsonx.Member(v, "errors")
+	if first, ok := jsonx.First(errs); ok && message == "" {
+		message, code = messageAndCode(first)
 	}
-	if d, ok := jsonx.Member(v, "detail"); ok && message == "" {
-		message, _ = d.String()
+	if detail, _ := jsonx.Member(v, "detail"); message == "" {
+		message, _ = detail.String()
 	}
 	return message, code
 }
 
-func messageAndCode(obj jsonx.Value) (message, code string) {
-	if m, ok := jsonx.Member(obj, "message", "msg", "description"); ok {
-		message, _ = m.String()
+// messageAndCode reads a string as a message, and an object's message
+// (msg, description) and code (type) members.
+func messageAndCode(v jsonx.Value) (message, code string) {
+	if s, ok := v.String(); ok {
+		return s, ""
 	}
-	if c, ok := jsonx.Member(obj, "code", "type"); ok {
-		code, _ = c.Text()
-	}
+	m, _ := jsonx.Member(v, "message", "msg", "description")
+	c, _ := jsonx.Member(v, "code", "type")
+	message, _ = m.String()
+	code, _ = c.Text()
 	return message, code
 }
 

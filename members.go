@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -19,9 +18,6 @@ type Member struct {
 
 	rawJSON
 }
-
-// Raw returns the exact JSON object the member was decoded from.
-func (m *Member) Raw() json.RawMessage { return m.bytes() }
 
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
 func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }

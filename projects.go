@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -20,9 +19,6 @@ type Project struct {
 
 	rawJSON
 }
-
-// Raw returns the exact JSON object the project was decoded from.
-func (p *Project) Raw() json.RawMessage { return p.bytes() }
 
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
 func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }

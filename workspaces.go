@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -18,9 +17,6 @@ type Workspace struct {
 
 	rawJSON
 }
-
-// Raw returns the exact JSON object the workspace was decoded from.
-func (w *Workspace) Raw() json.RawMessage { return w.bytes() }
 
 // UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
 // string or numeric IDs, RFC 3339 or Unix times; a field of an unexpected

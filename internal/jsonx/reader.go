@@ -67,11 +67,24 @@ func (r *Reader) Peek() byte {
 // and r at the member's value, which member must read. The key is valid
 // until the next key is read (Value reads none). Object returns where the
 // object starts and ends in data.
+//
+// A plain key is normalised as it is scanned; one with an escape, a
+// control character or more than maxKey bytes is left to readOtherKey.
 func (r *Reader) Object(member func(key []byte)) (start, end int) {
 	start = skipSpace(r.data, r.pos)
-	if r.enter(start, '{') {
-		for first := true; r.next('}', first); first = false {
-			member(r.readKey())
+	for first := true; r.next('{', '}', first); first = false {
+		n, i := 0, r.pos+1
+		for ; i < len(r.data) && r.data[i] != '"' && r.data[i] != '\\' && r.data[i] >= 0x20 && n < maxKey; i++ {
+			if c := keyBytes[r.data[i]]; c != 0 {
+				r.key[n] = c
+				n++
+			}
+		}
+		if j := skipSpace(r.data, i+1); i < len(r.data) && r.data[i] == '"' && j < len(r.data) && r.data[j] == ':' {
+			r.pos = j + 1
+			member(r.key[:n])
+		} else {
+			member(r.readOtherKey())
 		}
 	}
 	return start, r.pos
@@ -82,68 +95,43 @@ func (r *Reader) Object(member func(key []byte)) (start, end int) {
 // data.
 func (r *Reader) Array(element func()) (start, end int) {
 	start = skipSpace(r.data, r.pos)
-	if r.enter(start, '[') {
-		for first := true; r.next(']', first); first = false {
-			element()
-		}
+	for first := true; r.next('[', ']', first); first = false {
+		element()
 	}
 	return start, r.pos
 }
 
-// enter consumes the opening c of a container at data[i].
-func (r *Reader) enter(i int, c byte) bool {
-	if r.failed || i >= len(r.data) || r.data[i] != c || r.depth >= maxDepth {
-		r.failed = true
+// next moves r to the next element of a container and reports whether
+// there is one: first past the opening open, else past the comma after an
+// element. It consumes the closing end when no element follows. An
+// object's element must begin with its key.
+func (r *Reader) next(open, end byte, first bool) bool {
+	if r.failed {
 		return false
 	}
-	r.pos, r.depth = i+1, r.depth+1
-	return true
-}
-
-// next consumes the closing end of a container, reporting false, or the
-// comma before an element that is not the first, reporting true. An
-// object's element must begin with its key.
-func (r *Reader) next(end byte, first bool) bool {
 	i := skipSpace(r.data, r.pos)
-	if !r.failed && i < len(r.data) && r.data[i] == end {
+	if !first && i < len(r.data) && r.data[i] == end {
 		r.pos, r.depth = i+1, r.depth-1
 		return false
 	}
-	if !first {
-		if i >= len(r.data) || r.data[i] != ',' {
-			r.failed = true
-		}
-		i = skipSpace(r.data, i+1)
+	sep := byte(',')
+	if first {
+		sep, r.depth = open, r.depth+1
 	}
-	if r.failed || i >= len(r.data) || (end == '}' && r.data[i] != '"') {
+	if i >= len(r.data) || r.data[i] != sep || r.depth > maxDepth {
+		r.failed = true
+		return false
+	}
+	if i = skipSpace(r.data, i+1); first && i < len(r.data) && r.data[i] == end {
+		r.pos, r.depth = i+1, r.depth-1
+		return false
+	}
+	if i >= len(r.data) || end == '}' && r.data[i] != '"' {
 		r.failed = true
 		return false
 	}
 	r.pos = i
 	return true
-}
-
-// readKey reads a member's key and the colon after it, and returns the key
-// normalised. A plain key is normalised as it is scanned; one with an
-// escape, a control character or more than maxKey bytes is scanned first.
-func (r *Reader) readKey() []byte {
-	n, i := 0, r.pos+1
-	for ; i < len(r.data) && r.data[i] != '"'; i++ {
-		c := r.data[i]
-		if c == '\\' || c < 0x20 || n == maxKey {
-			return r.readOtherKey()
-		}
-		if keyBytes[c] != 0 {
-			r.key[n] = keyBytes[c]
-			n++
-		}
-	}
-	if i = skipSpace(r.data, i+1); i >= len(r.data) || r.data[i] != ':' {
-		r.failed = true
-		return nil
-	}
-	r.pos = i + 1
-	return r.key[:n]
 }
 
 // skipKey reads a member's key and the colon after it, keeping the key
@@ -154,7 +142,8 @@ func (r *Reader) skipKey() {
 	}
 }
 
-// readOtherKey is readKey for a key that is not plain.
+// readOtherKey reads a key that is not plain and the colon after it, and
+// returns the key normalised.
 func (r *Reader) readOtherKey() []byte {
 	start := r.pos
 	end, escaped := scanString(r.data, start)
@@ -192,14 +181,14 @@ func (r *Reader) Value() Value {
 	r.pos = from
 	switch r.data[from] {
 	case '{':
-		if r.enter(from, '{') {
-			for first := true; r.next('}', first); first = false {
-				r.skipKey()
-				r.Value()
-			}
+		for first := true; r.next('{', '}', first); first = false {
+			r.skipKey()
+			r.Value()
 		}
 	case '[':
-		r.Array(func() { r.Value() })
+		for first := true; r.next('[', ']', first); first = false {
+			r.Value()
+		}
 	case '"':
 		r.pos, _ = scanString(r.data, from)
 	case 't':
