@@ -219,19 +219,9 @@ func hex4(s []byte, i int) rune {
 	if i < 0 || len(s)-i < 4 {
 		return -1
 	}
-	var r rune
-	for _, c := range s[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
+	r, err := strconv.ParseUint(string(s[i:i+4]), 16, 32)
+	if err != nil {
+		return -1
 	}
-	return r
+	return rune(r)
 }
