@@ -65,28 +65,21 @@ type APIKey struct {
 	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
 	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
 
-	raw rawJSON
+	rawJSON
 }
 
 // Raw returns the exact JSON object the key was decoded from. It holds the
 // secret when the server sent one: handle it as carefully as Key.
-func (k *APIKey) Raw() json.RawMessage { return k.raw.bytes() }
-
-func (*APIKey) jsonNames() (string, string) { return "apikey", "apikeys" }
+func (k *APIKey) Raw() json.RawMessage { return k.rawJSON.Raw() }
 
 // apiKeyView is what an APIKey shows of itself: the typed fields, the
 // secret redacted by Secret's own methods, and no raw JSON.
-type apiKeyView struct {
-	ID         string     `json:"id"`
-	Name       string     `json:"name"`
-	Key        Secret     `json:"key,omitempty"`
-	CreatedAt  time.Time  `json:"createdAt"`
-	LastUsedAt *time.Time `json:"lastUsedAt,omitempty"`
-	ExpiresAt  *time.Time `json:"expiresAt,omitempty"`
-}
+type apiKeyView APIKey
 
 func (k *APIKey) view() apiKeyView {
-	return apiKeyView{k.ID, k.Name, k.Key, k.CreatedAt, k.LastUsedAt, k.ExpiresAt}
+	v := apiKeyView(*k)
+	v.rawJSON = rawJSON{}
+	return v
 }
 
 // Format prints the key as fmt would print its typed fields, with the
@@ -128,15 +121,19 @@ func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(data, k) }
 
 func (k *APIKey) fields(d *decoder) {
-	d.id(&k.ID, "id")
-	d.str(&k.Name, "name")
-	d.secret(&k.Key)
-	d.time(&k.CreatedAt, "createdat")
-	d.optionalTime(&k.LastUsedAt, "lastusedat")
-	d.optionalTime(&k.ExpiresAt, "expiresat")
+	d.set((*jsonID)(&k.ID), "id")
+	d.set(&k.Name, "name")
+	var secret string // not the placeholder a redacted copy carries
+	for _, name := range secretMembers {
+		d.set(&secret, name)
+	}
+	if secret != "" && secret != redacted {
+		k.Key = Secret(secret)
+	}
+	d.set(&k.CreatedAt, "createdat")
+	d.set(&k.LastUsedAt, "lastusedat")
+	d.set(&k.ExpiresAt, "expiresat")
 }
-
-func (k *APIKey) rawJSON() *rawJSON { return &k.raw }
 
 // secretMembers are the normalised names of the members an API key
 // answer may carry its secret in (key, apiKey/api_key, token, secret).
@@ -146,18 +143,6 @@ var secretMembers = []string{"key", "apikey", "token", "secret"}
 // decoder reads the secret from these members and the redactor cleans an
 // error body of their values.
 func isSecretMember(name string) bool { return slices.Contains(secretMembers, name) }
-
-// secret reads a created key's secret, but not the placeholder a
-// redacted copy carries.
-func (d *decoder) secret(dst *Secret) {
-	var s string
-	for _, name := range secretMembers {
-		d.str(&s, name)
-	}
-	if s != "" && s != redacted {
-		*dst = Secret(s)
-	}
-}
 
 // APIKeyCreateRequest is the body of APIKeysService.Create.
 type APIKeyCreateRequest struct {
@@ -184,19 +169,14 @@ func (s *APIKeysService) List(ctx context.Context, workspaceID string, opts *Lis
 
 var listAPIKeys = endpoint{operation: "APIKeys.List", method: http.MethodGet, route: "/api/workspaces/{id}/api-keys"}
 
-// All iterates over every API key of a workspace, fetching pages as it goes
-// and starting at opts.Resume when it is set. An error (a failed request, a
-// next page that repeats one already fetched, a next link outside the base
-// URL, an invalid argument) is yielded once, with a nil item, and ends the
-// iteration; breaking out of the loop stops fetching.
+// All iterates over every API key of a workspace, as
+// WorkspacesService.All does.
 func (s *APIKeysService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*APIKey, error] {
 	return listAll[APIKey](ctx, s.client, &listAPIKeys, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the API keys of a workspace, as All does,
-// yielding each page with its Response and its Next token: save page.Next
-// and set it as ListOptions.Resume to carry on from there later. An error is
-// yielded once, with a nil page, and ends the iteration.
+// Pages iterates over the pages of the API keys of a workspace, as
+// WorkspacesService.Pages does.
 func (s *APIKeysService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[APIKey], error] {
 	return listPages[APIKey](ctx, s.client, &listAPIKeys, opts, true, workspaceID)
 }

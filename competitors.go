@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -16,27 +15,20 @@ type Competitor struct {
 	Domain    string    `json:"domain"`
 	CreatedAt time.Time `json:"createdAt"`
 
-	raw rawJSON
+	rawJSON
 }
-
-// Raw returns the exact JSON object the competitor was decoded from.
-func (c *Competitor) Raw() json.RawMessage { return c.raw.bytes() }
-
-func (*Competitor) jsonNames() (string, string) { return "competitor", "competitors" }
 
 // UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON
 // does.
 func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
 
 func (c *Competitor) fields(d *decoder) {
-	d.id(&c.ID, "id")
-	d.id(&c.ProjectID, "projectid")
-	d.str(&c.Name, "name")
-	d.str(&c.Domain, "domain")
-	d.time(&c.CreatedAt, "createdat")
+	d.set((*jsonID)(&c.ID), "id")
+	d.set((*jsonID)(&c.ProjectID), "projectid")
+	d.set(&c.Name, "name")
+	d.set(&c.Domain, "domain")
+	d.set(&c.CreatedAt, "createdat")
 }
-
-func (c *Competitor) rawJSON() *rawJSON { return &c.raw }
 
 // CompetitorsService handles the competitors of a project.
 type CompetitorsService struct{ service }
@@ -50,19 +42,14 @@ func (s *CompetitorsService) List(ctx context.Context, workspaceID, projectID st
 
 var listCompetitors = endpoint{operation: "Competitors.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects/{projectId}/competitors"}
 
-// All iterates over every competitor of a project, fetching pages as it goes
-// and starting at opts.Resume when it is set. An error (a failed request, a
-// next page that repeats one already fetched, a next link outside the base
-// URL, an invalid argument) is yielded once, with a nil item, and ends the
-// iteration; breaking out of the loop stops fetching.
+// All iterates over every competitor of a project, as
+// WorkspacesService.All does.
 func (s *CompetitorsService) All(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Competitor, error] {
 	return listAll[Competitor](ctx, s.client, &listCompetitors, opts, workspaceID, projectID)
 }
 
-// Pages iterates over the pages of the competitors of a project, as All
-// does, yielding each page with its Response and its Next token: save
-// page.Next and set it as ListOptions.Resume to carry on from there later.
-// An error is yielded once, with a nil page, and ends the iteration.
+// Pages iterates over the pages of the competitors of a project, as
+// WorkspacesService.Pages does.
 func (s *CompetitorsService) Pages(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Page[Competitor], error] {
 	return listPages[Competitor](ctx, s.client, &listCompetitors, opts, true, workspaceID, projectID)
 }

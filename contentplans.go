@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -19,30 +18,23 @@ type ContentPlan struct {
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 
-	raw rawJSON
+	rawJSON
 }
-
-// Raw returns the exact JSON object the content plan was decoded from.
-func (p *ContentPlan) Raw() json.RawMessage { return p.raw.bytes() }
-
-func (*ContentPlan) jsonNames() (string, string) { return "contentplan", "contentplans" }
 
 // UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON
 // does.
 func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
 func (p *ContentPlan) fields(d *decoder) {
-	d.id(&p.ID, "id")
-	d.id(&p.WorkspaceID, "workspaceid")
-	d.id(&p.ProjectID, "projectid")
-	d.str(&p.Name, "name")
-	d.str(&p.Name, "title")
-	d.str(&p.Status, "status")
-	d.time(&p.CreatedAt, "createdat")
-	d.time(&p.UpdatedAt, "updatedat")
+	d.set((*jsonID)(&p.ID), "id")
+	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	d.set((*jsonID)(&p.ProjectID), "projectid")
+	d.set(&p.Name, "name")
+	d.set(&p.Name, "title")
+	d.set(&p.Status, "status")
+	d.set(&p.CreatedAt, "createdat")
+	d.set(&p.UpdatedAt, "updatedat")
 }
-
-func (p *ContentPlan) rawJSON() *rawJSON { return &p.raw }
 
 // ContentPlansService handles the content plans of a workspace.
 type ContentPlansService struct{ service }
@@ -55,19 +47,14 @@ func (s *ContentPlansService) List(ctx context.Context, workspaceID string, opts
 
 var listContentPlans = endpoint{operation: "ContentPlans.List", method: http.MethodGet, route: "/api/workspaces/{id}/content-plans"}
 
-// All iterates over every content plan of a workspace, fetching pages as it
-// goes and starting at opts.Resume when it is set. An error (a failed
-// request, a next page that repeats one already fetched, a next link outside
-// the base URL, an invalid argument) is yielded once, with a nil item, and
-// ends the iteration; breaking out of the loop stops fetching.
+// All iterates over every content plan of a workspace, as
+// WorkspacesService.All does.
 func (s *ContentPlansService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*ContentPlan, error] {
 	return listAll[ContentPlan](ctx, s.client, &listContentPlans, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the content plans of a workspace, as All
-// does, yielding each page with its Response and its Next token: save
-// page.Next and set it as ListOptions.Resume to carry on from there later.
-// An error is yielded once, with a nil page, and ends the iteration.
+// Pages iterates over the pages of the content plans of a workspace, as
+// WorkspacesService.Pages does.
 func (s *ContentPlansService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[ContentPlan], error] {
 	return listPages[ContentPlan](ctx, s.client, &listContentPlans, opts, true, workspaceID)
 }

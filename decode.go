@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -17,18 +18,17 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// resource is implemented by pointers to the six resource types.
+// resource is implemented by pointers to the six resource types. A
+// resource's JSON name is its type's name in lower case ("contentplan"),
+// its list's that name and "s".
 type resource interface {
 	json.Unmarshaler
 	Raw() json.RawMessage
-	// jsonNames returns the singular and plural names, normalised (lower
-	// case, no separators), that may wrap the resource in a response.
-	jsonNames() (singular, plural string)
 	// fields reads the member d is at into the field it names, if any:
 	// one line per field.
 	fields(d *decoder)
-	// rawJSON returns where the resource records its JSON object.
-	rawJSON() *rawJSON
+	// setRaw records where the resource's JSON object lies.
+	setRaw(span rawJSON)
 }
 
 // rawJSON is where a resource's JSON object lies in the body it was decoded
@@ -41,9 +41,11 @@ type rawJSON struct {
 	start, end int
 }
 
-// bytes returns the object's JSON, capped so that appending to it can
-// never write over the next item's.
-func (r rawJSON) bytes() json.RawMessage {
+func (r *rawJSON) setRaw(span rawJSON) { *r = span }
+
+// Raw returns the exact JSON object the resource was decoded from, capped
+// so that appending to it can never write over the next item's.
+func (r rawJSON) Raw() json.RawMessage {
 	if r.body == nil {
 		return nil
 	}
@@ -84,10 +86,14 @@ func defaultMaxItems(n int, maxBytes int64) int {
 // reads between two looks at the call's context.
 const ctxCheckEvery = 1024
 
+// jsonSpace is the white space JSON allows around a value.
+const jsonSpace = " \t\n\r"
+
 // decodeBody decodes a 2xx body into v. An empty or null body leaves v as
 // it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
-// &p)`) is unwrapped from a data or singular-name envelope; a slice from a
-// bare array or a list envelope, whose paging fields are recorded in resp;
+// &p)`) is the body's object, or its data or singular-name member holding
+// an object when the body's object has no id; a slice is a bare array or
+// the list of an envelope, whose paging fields are recorded in resp;
 // anything else is decoded by encoding/json.
 //
 // Invalid JSON anywhere in the body fails with errMalformed; otherwise a
@@ -100,187 +106,177 @@ const ctxCheckEvery = 1024
 // Decoded resources keep subslices of body for Raw, so body must belong to
 // the call: the caller must not reuse or change it afterwards.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
-	if data := jsonx.Trim(body); len(data) == 0 || string(data) == "null" {
+	trimmed := bytes.Trim(body, jsonSpace)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
 	}
-	if res, ok := v.(resource); ok {
-		if reflect.ValueOf(res).IsNil() {
-			return errNilResource
+	d := &decoder{ctx: ctx, body: &body, budget: len(body)}
+	res, ok := v.(resource)
+	if !ok {
+		return d.decodeOther(v, resp, max(maxItems, 1))
+	}
+	if reflect.ValueOf(res).IsNil() {
+		return errNilResource
+	}
+	reflect.ValueOf(res).Elem().SetZero()
+	singular := strings.ToLower(reflect.TypeOf(res).Elem().Name())
+	valid := jsonx.Read(body, func(r *jsonx.Reader) {
+		d.r = r
+		if trimmed[0] != '{' {
+			r.Value()
+			d.failed = errNoObject
+			return
 		}
-		return decodeResource(ctx, body, res)
+		d.decodeObject(res, singular)
+	})
+	err := d.failed
+	if !valid {
+		err = errMalformed
 	}
-	maxItems = max(maxItems, 1)
-	if list, err := decodeResourceList(ctx, body, v, resp, maxItems); list {
-		return err
+	if err = cmp.Or(d.stopped, err); err != nil {
+		reflect.ValueOf(res).Elem().SetZero()
 	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
-		switch target := rv.Elem(); {
-		case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
-			res := reflect.New(target.Type().Elem())
-			if err := decodeResource(ctx, body, res.Interface().(resource)); err != nil {
-				return err
-			}
-			target.Set(res)
-			return nil
-		case target.Kind() == reflect.Slice:
-			return decodeOtherList(ctx, body, target, resp, maxItems)
-		}
-	}
-	if !jsonx.Valid(body) {
-		return errMalformed
-	}
-	if err := ctx.Err(); err != nil {
-		return stopped(err)
-	}
-	return json.Unmarshal(body, v)
+	return err
 }
-
-// newDecoder returns a decoder over body, its string budget the body's
-// length.
-func newDecoder(ctx context.Context, body []byte) *decoder {
-	d := &decoder{body: &body, ctx: ctx, budget: len(body)}
-	d.r.Reset(body)
-	return d
-}
-
-// decodeResourceList decodes a list of one of the SDK's resources,
-// reporting whether v is one.
-func decodeResourceList(ctx context.Context, body []byte, v any, resp *Response, maxItems int) (bool, error) {
-	switch dst := v.(type) {
-	case *[]*Project:
-		return true, decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*Workspace:
-		return true, decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*Member:
-		return true, decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*ContentPlan:
-		return true, decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*Competitor:
-		return true, decodeList(ctx, body, dst, resp, maxItems)
-	case *[]*APIKey:
-		return true, decodeList(ctx, body, dst, resp, maxItems)
-	}
-	return false, nil
-}
-
-// stopped wraps the error of a context that ended during decoding.
-func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
 // decoder reads resources from one body in one pass.
 type decoder struct {
-	r       jsonx.Reader
+	r       *jsonx.Reader
 	body    *[]byte // what the resources' Raw points into
 	ctx     context.Context
 	stopped error // ctx's error, once it ended during decoding
 	reads   int   // elements and members read, for the context checks
 	budget  int   // how many more bytes of strings may be decoded
-	failed  error // errStringsTooLong once the budget is spent
+	failed  error // why the decoding stopped short, such as errStringsTooLong
 	strings strings.Builder
 	key     []byte      // the member fields reads
 	val     jsonx.Value // and its value
 }
 
-// done reports, looking every ctxCheckEvery calls, whether the call's
-// context ended, recording its error.
-func (d *decoder) done() bool {
-	d.reads++
-	if d.stopped == nil && d.reads%ctxCheckEvery == 0 {
-		if err := d.ctx.Err(); err != nil {
-			d.stopped = stopped(err)
-		}
-	}
-	return d.stopped != nil
-}
-
-// finish returns the error of a decode that read up to the reader's end:
-// the context's, else errMalformed for invalid JSON, else err.
-func (d *decoder) finish(err error) error {
+// result returns the error of a read over the whole body that reported
+// whether the body is valid: the context's, else errMalformed for invalid
+// JSON, else d.failed.
+func (d *decoder) result(valid bool) error {
 	switch {
 	case d.stopped != nil:
 		return d.stopped
-	case !d.r.Done():
+	case !valid:
 		return errMalformed
 	}
-	return err
+	return d.failed
 }
 
-// abandon returns err once the rest of the array is validated (d.finish
-// puts invalid JSON first): from the element the reader is at when at is
-// true, else from the one after.
-func (d *decoder) abandon(err error, at bool) error {
-	for more := at || d.r.ArrayNext(); more && !d.done(); more = d.r.ArrayNext() {
-		d.r.Value()
-	}
-	return err
-}
-
-// The field readers: each sets its field when the member d is at has the
-// field's name and a JSON type the field can take, and does nothing
-// otherwise, so that a guess about the schema never fails a call.
-
-// str reads a string field.
-func (d *decoder) str(dst *string, name string) {
-	if string(d.key) == name {
-		d.setString(dst)
+// checkContext stops the reader once the call's context ended. The
+// decoder calls it every ctxCheckEvery elements or members it reads.
+func (d *decoder) checkContext() {
+	if err := d.ctx.Err(); err != nil && d.stopped == nil {
+		d.stopped = stopped(err)
+		d.r.Stop()
 	}
 }
 
-// id reads an ID: a string, or a number's exact text.
-func (d *decoder) id(dst *string, name string) {
-	if string(d.key) != name {
-		return
+// stopped wraps the error of a context that ended during decoding.
+func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
+
+// decodeObject decodes the object at the reader into res and records its
+// span as res's raw JSON. Given the resource's singular name (for a body
+// holding one resource), an object without an id whose data or
+// singular-name member holds an object is an envelope: that member is the
+// resource.
+func (d *decoder) decodeObject(res resource, singular string) {
+	var inner resource
+	hasID := false
+	start, end := d.r.Object(func(key []byte) {
+		hasID = hasID || string(key) == "id"
+		if singular != "" && inner == nil && (string(key) == "data" || string(key) == singular) && d.r.Peek() == '{' {
+			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
+			d.decodeObject(inner, "")
+			return
+		}
+		d.key, d.val = key, d.r.Value()
+		if d.reads++; d.reads%ctxCheckEvery == 0 {
+			d.checkContext()
+		}
+		if d.val != nil && d.failed == nil && d.stopped == nil {
+			res.fields(d)
+		}
+	})
+	res.setRaw(rawJSON{body: d.body, start: start, end: end})
+	if inner != nil && !hasID {
+		reflect.ValueOf(res).Elem().Set(reflect.ValueOf(inner).Elem())
 	}
-	if !d.setString(dst) {
-		if s, ok := d.val.Text(); ok {
+}
+
+// jsonID marks a string field that holds an ID: a JSON string, or the
+// exact text of a JSON number, so that 12345678901234567 never passes
+// through a float.
+type jsonID string
+
+// set sets *dst from the member d is at when the member's key is name and
+// its value has a JSON type dst can take, and does nothing otherwise, so
+// that a guess about the schema never fails a call. A *string takes a
+// string; a *jsonID a string or a number; a *time.Time or **time.Time an
+// RFC 3339 string or Unix seconds or milliseconds (null leaves a
+// **time.Time nil).
+func (d *decoder) set(dst any, name string) {
+	if string(d.key) == name { // small enough to be inlined into fields
+		d.assign(dst)
+	}
+}
+
+// assign sets *dst from the member d is at, as set does.
+func (d *decoder) assign(dst any) {
+	switch dst := dst.(type) {
+	case *string:
+		if s, ok := d.str(); ok {
 			*dst = s
 		}
-	}
-}
-
-// time reads an RFC 3339 string or a Unix time in seconds or milliseconds.
-func (d *decoder) time(dst *time.Time, name string) {
-	if string(d.key) == name {
+	case *jsonID:
+		if s, ok := d.str(); ok {
+			*dst = jsonID(s)
+		} else if c := d.val[0]; c == '-' || '0' <= c && c <= '9' {
+			*dst = jsonID(d.val)
+		}
+	case *time.Time:
 		if t, ok := d.val.Time(); ok {
 			*dst = t
 		}
+	case **time.Time:
+		if t, ok := d.val.Time(); ok && *dst != nil {
+			**dst = t // a duplicate member reuses the first one's time
+		} else if ok {
+			*dst = &t
+		}
 	}
 }
 
-// optionalTime reads a time that may be absent or null. A duplicate
-// member reuses the time the first allocated.
-func (d *decoder) optionalTime(dst **time.Time, name string) {
-	if string(d.key) != name {
-		return
+// str returns the member's value when it is a JSON string and the budget
+// of string bytes allows it. Short strings are written into shared
+// buffers of stringChunk bytes and sliced from them: a buffer's bytes are
+// never written again, and a strings.Builder hands them out as strings
+// without a copy, so the strings of a page cost a few allocations instead
+// of one each.
+func (d *decoder) str() (string, bool) {
+	v := d.val
+	if v[0] != '"' {
+		return "", false
 	}
-	if t, ok := d.val.Time(); ok && *dst != nil {
-		**dst = t
-	} else if ok {
-		*dst = &t
-	}
-}
-
-// setString sets *dst to the member's value when it is a JSON string
-// and the budget allows it, reporting whether it is a string. Short
-// strings are written into shared buffers of stringChunk bytes and sliced
-// from them: a buffer's bytes are never written again, and a
-// strings.Builder hands them out as strings without a copy, so the
-// strings of a page cost a few allocations instead of one each.
-func (d *decoder) setString(dst *string) bool {
-	inner, plain, ok := d.val.Content()
+	inner := v[1 : len(v)-1]
+	plain := bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) // its own decoding
 	n := len(inner)
-	if ok && !plain {
-		n, ok = d.val.StringLen()
+	if !plain {
+		n, _ = v.StringLen()
 	}
 	switch {
-	case !ok:
-		return false
 	case n > d.budget:
 		d.failed = errStringsTooLong
-		return true
-	case n > stringChunk/16:
-		*dst, _ = d.val.String()
+		return "", false
+	case !plain:
 		d.budget -= n
-		return true
+		return v.String()
+	case n > stringChunk/16:
+		d.budget -= n
+		return string(inner), true
 	}
 	if d.strings.Cap()-d.strings.Len() < n {
 		d.strings = strings.Builder{} // the strings made so far keep the old buffer
@@ -288,75 +284,12 @@ func (d *decoder) setString(dst *string) bool {
 	}
 	d.budget -= n
 	start := d.strings.Len()
-	if plain {
-		d.strings.Write(inner)
-	} else {
-		d.val.WriteString(&d.strings)
-	}
-	*dst = d.strings.String()[start:]
-	return true
+	d.strings.Write(inner)
+	return d.strings.String()[start:], true
 }
 
 // stringChunk is the size of the buffers short strings share.
 const stringChunk = 4 << 10
-
-// decodeObject decodes the object at the reader into res and records its
-// span as res's raw JSON. A member that handle takes is left to it.
-func (d *decoder) decodeObject(res resource, handle func(key []byte) bool) {
-	start := d.r.Pos()
-	for more := d.r.ObjectStart(); more; more = d.r.ObjectNext() {
-		d.key = d.r.Key()
-		if handle != nil && handle(d.key) {
-			continue
-		}
-		d.val = d.r.Value()
-		if d.val == nil || d.done() {
-			return
-		}
-		if d.failed == nil {
-			res.fields(d)
-		}
-	}
-	*res.rawJSON() = rawJSON{body: d.body, start: start, end: d.r.Pos()}
-}
-
-// decodeResource decodes a single resource: the body's object itself
-// when it has an id member or no data or singular-name member holding an
-// object, else that member. The body's own members are decoded as they
-// are read; an inner object, when it is the resource, then again.
-func decodeResource(ctx context.Context, body []byte, res resource) error {
-	d := newDecoder(ctx, body)
-	if d.r.Peek() != '{' {
-		d.r.Value()
-		return d.finish(errNoObject)
-	}
-	singular, _ := res.jsonNames()
-	reflect.ValueOf(res).Elem().SetZero()
-	hasID, inner := false, 0
-	d.decodeObject(res, func(key []byte) bool {
-		hasID = hasID || string(key) == "id"
-		if inner > 0 || (string(key) != "data" && string(key) != singular) || d.r.Peek() != '{' {
-			return false
-		}
-		inner = d.r.Pos()
-		d.r.Value()
-		return true
-	})
-	if err := d.finish(d.failed); err != nil || hasID || inner == 0 {
-		if err != nil {
-			reflect.ValueOf(res).Elem().SetZero()
-		}
-		return err
-	}
-	reflect.ValueOf(res).Elem().SetZero()
-	d.r.Seek(inner)
-	d.decodeObject(res, nil)
-	if err := cmp.Or(d.stopped, d.failed); err != nil {
-		reflect.ValueOf(res).Elem().SetZero()
-		return err
-	}
-	return nil
-}
 
 // unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
 // after the call, so the resource keeps a copy of its own. A JSON value
@@ -364,22 +297,61 @@ func decodeResource(ctx context.Context, body []byte, res resource) error {
 // leaves the resource zero.
 func unmarshalResource(data []byte, res resource) error {
 	reflect.ValueOf(res).Elem().SetZero()
-	v := jsonx.Trim(data)
+	v := jsonx.Value(bytes.Trim(data, jsonSpace))
 	switch {
 	case string(v) == "null":
 		return nil
 	case !v.IsObject():
-		singular, _ := res.jsonNames()
-		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), singular)
+		name := strings.ToLower(reflect.TypeOf(res).Elem().Name())
+		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), name)
 	}
 	body := []byte(slices.Clone(v))
-	d := newDecoder(context.Background(), body)
-	d.decodeObject(res, nil)
-	if err := d.finish(d.failed); err != nil {
+	d := &decoder{ctx: context.Background(), body: &body, budget: len(body)}
+	valid := jsonx.Read(body, func(r *jsonx.Reader) { d.r = r; d.decodeObject(res, "") })
+	if err := d.result(valid); err != nil {
 		reflect.ValueOf(res).Elem().SetZero()
 		return err
 	}
 	return nil
+}
+
+// decodeOther decodes into anything but a resource: a list of resources,
+// a pointer to a resource pointer, or a caller's own type.
+func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
+	switch dst := v.(type) {
+	case *[]*Project:
+		return decodeList(d, dst, resp, maxItems)
+	case *[]*Workspace:
+		return decodeList(d, dst, resp, maxItems)
+	case *[]*Member:
+		return decodeList(d, dst, resp, maxItems)
+	case *[]*ContentPlan:
+		return decodeList(d, dst, resp, maxItems)
+	case *[]*Competitor:
+		return decodeList(d, dst, resp, maxItems)
+	case *[]*APIKey:
+		return decodeList(d, dst, resp, maxItems)
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
+		switch target := rv.Elem(); {
+		case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
+			res := reflect.New(target.Type().Elem())
+			if err := decodeBody(d.ctx, *d.body, res.Interface(), resp, maxItems); err != nil {
+				return err
+			}
+			target.Set(res)
+			return nil
+		case target.Kind() == reflect.Slice:
+			return d.decodeOtherList(target, resp, maxItems)
+		}
+	}
+	if !json.Valid(*d.body) {
+		return errMalformed
+	}
+	if err := d.ctx.Err(); err != nil {
+		return stopped(err)
+	}
+	return json.Unmarshal(*d.body, v)
 }
 
 // resourcePtr constrains a type parameter to a pointer to a resource type.
@@ -388,14 +360,43 @@ type resourcePtr[T any] interface {
 	resource
 }
 
-// decodeList decodes a list of resources, bare or enveloped, in one pass.
-func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst *[]*T, resp *Response, maxItems int) error {
-	d := newDecoder(ctx, body)
-	_, plural := PT(nil).jsonNames()
+// decodeList decodes a list of at most maxItems resources, bare or
+// enveloped, in one pass, skipping null elements. Resources are allocated
+// in chunks whose size is estimated from the bytes left and the size of
+// the items so far, never past maxItems, so a page of similar items costs
+// a few allocations instead of one per item. Each item's Raw is a subslice
+// of the body. After an element that is neither an object nor null, or one
+// past maxItems, the rest of the list is only validated.
+func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response, maxItems int) error {
 	list := []*T{}
-	err := d.readList(plural, resp, func() error {
-		var err error
-		list, err = decodeArray[T, PT](d, maxItems)
+	var chunk []T
+	plural := strings.ToLower(reflect.TypeFor[T]().Name()) + "s"
+	err := d.readList(plural, resp, func() (err error) {
+		first, index := d.r.Pos(), -1
+		d.r.Array(func() {
+			index++
+			if d.reads++; d.reads%ctxCheckEvery == 0 {
+				d.checkContext()
+			}
+			switch c := d.r.Peek(); {
+			case err != nil || c == 'n':
+			case c != '{':
+				err = fmt.Errorf("element %d of the list is %s, %w", index, jsonType(c), errNotObject)
+			case len(list) == maxItems:
+				err = tooManyItems(maxItems)
+			default:
+				if len(chunk) == 0 {
+					chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first, maxItems)
+				}
+				item := &chunk[0]
+				chunk = chunk[1:]
+				d.decodeObject(PT(item), "")
+				list = append(list, item)
+				err = d.failed
+				return
+			}
+			d.r.Value()
+		})
 		return err
 	})
 	if err != nil {
@@ -405,98 +406,78 @@ func decodeList[T any, PT resourcePtr[T]](ctx context.Context, body []byte, dst 
 	return nil
 }
 
+// maxChunk bounds how many resources are allocated together, so that a
+// wrong estimate (a small first item, then large ones) wastes little.
+const maxChunk = 1024
+
+// grow returns a chunk of new items and list with room for them: as many
+// as the bytes left hold at the average size of the used bytes' items (one
+// to start with), at most maxChunk, never past maxItems. Doubling keeps a
+// long list's copies linear in its length.
+func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
+	n := 1
+	if len(list) > 0 && used > 0 {
+		n = min(left/(used/len(list)+1)+1, maxChunk)
+	}
+	n = min(n, maxItems-len(list))
+	if cap(list)-len(list) < n {
+		list = append(make([]*T, 0, max(len(list)+n, min(2*cap(list), maxItems))), list...)
+	}
+	return make([]T, n), list
+}
+
 // decodeOtherList fills dst, a slice of anything but the SDK's resources,
-// by encoding/json from the list found in body, once the list is known to
-// hold at most maxItems elements.
-func decodeOtherList(ctx context.Context, body []byte, dst reflect.Value, resp *Response, maxItems int) error {
-	d := newDecoder(ctx, body)
+// by encoding/json from the list found in the body, once the list is known
+// to hold at most maxItems elements.
+func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems int) error {
 	list := []byte("[]")
-	err := d.readList("", resp, func() error {
-		start := d.r.Pos()
+	err := d.readList("", resp, func() (err error) {
 		n := 0
-		for more := d.r.ArrayStart(); more && !d.done(); more = d.r.ArrayNext() {
-			if n == maxItems {
-				return d.abandon(tooManyItems(maxItems), true)
+		start, end := d.r.Array(func() {
+			if d.reads++; d.reads%ctxCheckEvery == 0 {
+				d.checkContext()
+			}
+			if n++; n > maxItems && err == nil {
+				err = tooManyItems(maxItems)
 			}
 			d.r.Value()
-			n++
-		}
-		list = body[start:d.r.Pos()]
-		return nil
+		})
+		list = (*d.body)[start:end]
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
+	if err := d.ctx.Err(); err != nil {
 		return stopped(err)
 	}
 	return json.Unmarshal(list, dst.Addr().Interface())
 }
 
 // readList reads a list body with readArray, which reads the array at the
-// reader: the body itself, or the list of an envelope (see readEnvelope).
+// reader: the body itself, or the list of an envelope in one pass. The
+// list is the member named data, items, results or plural, or else the
+// only member holding an array; two named members holding an array or
+// null fail with errAmbiguousList rather than a guess. The paging members
+// read on the way, at the top level or under meta, pagination, paging or
+// links, are recorded in resp when no Link header said where the next
+// page is.
 func (d *decoder) readList(plural string, resp *Response, readArray func() error) error {
-	switch d.r.Peek() {
-	case '[':
-		return d.finish(readArray())
-	case '{':
-		return d.readEnvelope(plural, resp, readArray)
-	}
-	d.r.Value()
-	return d.finish(errNoList)
-}
-
-// envelope is what readEnvelope learns from the members of a list body.
-type envelope struct {
-	lists  int   // members named as a list (data, items, results, the plural) holding an array or null
-	arrays int   // other members holding an array
-	only   int   // where the last of those starts
-	err    error // readArray's error
-	// scopes are the paging members at the top level, then under each
-	// of pagingScopes.
-	scopes [1 + len(pagingScopes)]paging
-	seen   [len(pagingScopes)]bool
-}
-
-// member reads one member of the envelope.
-func (e *envelope) member(d *decoder, key []byte, plural string, readArray func() error) {
-	scope := slices.Index(pagingScopes[:], string(key))
-	switch next := d.r.Peek(); {
-	case isListKey(key, plural) && (next == '[' || next == 'n'):
-		if e.lists++; e.lists == 1 && next == '[' {
-			e.err = readArray()
-		} else {
-			d.r.Value()
-		}
-	case next == '[':
-		e.arrays++
-		e.only = d.r.Pos()
-		d.r.Value()
-	case scope >= 0 && next == '{' && !e.seen[scope]:
-		e.seen[scope] = true
-		d.readScope(&e.scopes[scope+1])
-	default:
-		e.scopes[0].set(key, d.r.Value())
-	}
-}
-
-// pagingScopes are the objects of an envelope that may hold its paging
-// members, after the top level.
-var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
-
-// readEnvelope reads a list envelope in one pass: the list is the member
-// named data, items, results or plural, or else the only member holding
-// an array; two named members holding an array or null fail with
-// errAmbiguousList rather than a guess. The paging members read on the
-// way, at the top level or under meta, pagination, paging or links, are
-// recorded in resp when no Link header said where the next page is.
-func (d *decoder) readEnvelope(plural string, resp *Response, readArray func() error) error {
 	var e envelope
-	for more := d.r.ObjectStart(); more && !d.done(); more = d.r.ObjectNext() {
-		e.member(d, d.r.Key(), plural, readArray)
-	}
-	if err := d.finish(nil); err != nil {
-		return err
+	bare := false
+	valid := jsonx.Read(*d.body, func(r *jsonx.Reader) {
+		d.r = r
+		switch r.Peek() {
+		case '[':
+			bare, e.err = true, readArray()
+		case '{':
+			r.Object(func(key []byte) { e.member(d, key, plural, readArray) })
+		default:
+			r.Value()
+		}
+	})
+	if err := d.result(valid); err != nil || bare {
+		return cmp.Or(err, e.err)
 	}
 	if resp != nil {
 		resp.readEnvelope(&e.scopes)
@@ -510,86 +491,55 @@ func (d *decoder) readEnvelope(plural string, resp *Response, readArray func() e
 		return errNoList
 	}
 	// The only array, known only at the end, is read again as the list.
-	d.r.Reset(*d.body)
-	d.r.Seek(e.only)
-	err := readArray()
-	return cmp.Or(d.stopped, err)
+	jsonx.Read(*d.body, func(r *jsonx.Reader) {
+		d.r = r
+		r.Seek(e.only)
+		e.err = readArray()
+	})
+	return cmp.Or(d.stopped, e.err)
 }
 
-// isListKey reports whether key names the list of an envelope.
-func isListKey(key []byte, plural string) bool {
-	switch string(key) {
-	case "data", "items", "results":
-		return true
+// envelope is what readList learns from the members of a list body.
+type envelope struct {
+	lists  int   // members named as a list (data, items, results, the plural) holding an array or null
+	arrays int   // other members holding an array
+	only   int   // where the last of those starts
+	err    error // readArray's error
+	// scopes are the paging members at the top level, then under each
+	// of pagingScopes.
+	scopes [1 + len(pagingScopes)]paging
+	seen   [len(pagingScopes)]bool
+}
+
+// pagingScopes are the objects of an envelope that may hold its paging
+// members, after the top level.
+var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
+
+// member reads one member of the envelope.
+func (e *envelope) member(d *decoder, key []byte, plural string, readArray func() error) {
+	if d.reads++; d.reads%ctxCheckEvery == 0 {
+		d.checkContext()
 	}
-	return plural != "" && string(key) == plural
-}
-
-// readScope reads the paging members of the object at the reader.
-func (d *decoder) readScope(p *paging) {
-	for more := d.r.ObjectStart(); more && !d.done(); more = d.r.ObjectNext() {
-		key := d.r.Key()
-		p.set(key, d.r.Value())
-	}
-}
-
-// maxChunk bounds how many resources are allocated together, so that a
-// wrong estimate (a small first item, then large ones) wastes little.
-const maxChunk = 1024
-
-// decodeArray decodes the array at the reader into at most maxItems
-// resources, skipping null elements. Resources are allocated in chunks
-// whose size is estimated from the bytes left and the size of the items
-// so far, never past maxItems, so a page of similar items costs a few
-// allocations instead of one per item. Each item's Raw is a subslice of
-// the body.
-//
-// An element that is neither an object nor null, or one past maxItems,
-// ends the decoding: the rest of the array is then only validated, and
-// the error returned (d.finish puts invalid JSON first). It returns nil
-// on invalid JSON or when the context ends.
-func decodeArray[T any, PT resourcePtr[T]](d *decoder, maxItems int) ([]*T, error) {
-	list := []*T{}
-	var chunk []T
-	first := d.r.Pos()
-	for more, index := d.r.ArrayStart(), 0; more && !d.done(); more, index = d.r.ArrayNext(), index+1 {
-		switch c := d.r.Peek(); {
-		case d.r.Null():
-			continue
-		case c != '{':
-			return nil, d.abandon(fmt.Errorf("element %d of the list is %s, %w", index, jsonType(c), errNotObject), true)
-		case len(list) == maxItems:
-			return nil, d.abandon(tooManyItems(maxItems), true)
+	scope := slices.Index(pagingScopes[:], string(key))
+	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || plural != "" && string(key) == plural
+	switch next := d.r.Peek(); {
+	case named && (next == '[' || next == 'n'):
+		if e.lists++; e.lists == 1 && next == '[' {
+			e.err = readArray()
+		} else {
+			d.r.Value()
 		}
-		if len(chunk) == 0 {
-			n := min(estimateItems(len(*d.body)-d.r.Pos(), d.r.Pos()-first, len(list)), maxItems-len(list))
-			chunk = make([]T, n)
-			if cap(list)-len(list) < n {
-				// Doubling keeps a long list's copies linear in its length.
-				list = append(make([]*T, 0, max(len(list)+n, min(2*cap(list), maxItems))), list...)
-			}
-		}
-		item := &chunk[0]
-		chunk = chunk[1:]
-		d.decodeObject(PT(item), nil)
-		if d.failed != nil {
-			return nil, d.abandon(d.failed, false)
-		}
-		list = append(list, item)
+	case next == '[':
+		e.arrays++
+		e.only = d.r.Pos()
+		d.r.Value()
+	case scope >= 0 && next == '{' && !e.seen[scope]:
+		e.seen[scope] = true
+		p := &e.scopes[scope+1]
+		d.r.Object(func(key []byte) { p.set(key, d.r.Value()) })
+	default:
+		e.scopes[0].set(key, d.r.Value())
 	}
-	if d.r.Failed() || d.stopped != nil {
-		return nil, nil
-	}
-	return list, nil
-}
-
-// estimateItems guesses how many items the remaining bytes hold from the
-// average size of the items decoded so far; with none yet it guesses one.
-func estimateItems(remaining, consumed, items int) int {
-	if items == 0 || consumed <= 0 {
-		return 1
-	}
-	return max(1, min(remaining/(consumed/items+1)+1, maxChunk))
 }
 
 // tooManyItems is the error of a list over the item limit.
@@ -745,84 +695,61 @@ func (r *Response) readPageCounters(p *paging) bool {
 }
 
 // parseErrorBody reads a message and code from the error shapes APIs
-// commonly use, and falls back to a short snippet of any other body.
+// commonly use (error, the body itself, the first of errors, detail), and
+// falls back to a short snippet of any other body.
 func parseErrorBody(body []byte) (message, code string) {
-	v := jsonx.Trim(body)
+	v := jsonx.Value(bytes.Trim(body, jsonSpace))
 	if !v.IsObject() {
 		return snippet(body), ""
 	}
-	if e, ok := jsonx.Member(v, "error"); ok {
-		if s, ok := e.String(); ok {
-			message = s
-		} else if e.IsObject() {
-			message, code = messageAndCode(e)
-		}
-	}
-	if message == "" && code == "" {
+	e, _ := jsonx.Member(v, "error")
+	if message, code = messageAndCode(e); message == "" && code == "" {
 		message, code = messageAndCode(v)
 	}
-	if errs, ok := jsonx.Member(v, "errors"); ok && message == "" {
-		if first, ok := jsonx.First(errs); ok {
-			if s, ok := first.String(); ok {
-				message = s
-			} else {
-				message, code = messageAndCode(first)
-			}
-		}
+	errs, _ := jsonx.Member(v, "errors")
+	if first, ok := jsonx.First(errs); ok && message == "" {
+		message, code = messageAndCode(first)
 	}
-	if d, ok := jsonx.Member(v, "detail"); ok && message == "" {
-		message, _ = d.String()
+	if detail, _ := jsonx.Member(v, "detail"); message == "" {
+		message, _ = detail.String()
 	}
 	return message, code
 }
 
-func messageAndCode(obj jsonx.Value) (message, code string) {
-	if m, ok := jsonx.Member(obj, "message", "msg", "description"); ok {
-		message, _ = m.String()
+// messageAndCode reads a string as a message, and an object's message
+// (msg, description) and code (type) members.
+func messageAndCode(v jsonx.Value) (message, code string) {
+	if s, ok := v.String(); ok {
+		return s, ""
 	}
-	if c, ok := jsonx.Member(obj, "code", "type"); ok {
-		code, _ = c.Text()
-	}
+	m, _ := jsonx.Member(v, "message", "msg", "description")
+	c, _ := jsonx.Member(v, "code", "type")
+	message, _ = m.String()
+	code, _ = c.Text()
 	return message, code
 }
 
 // snippet turns a non-JSON body (plain text, an HTML error page) into a
-// short single-line message: tags dropped, white space folded, cut at
-// maxSnippet runes.
+// short single-line message: tags dropped, white space and control
+// characters folded into single spaces, cut at maxSnippet runes.
 func snippet(body []byte) string {
-	if len(body) > 4*maxSnippet+1024 {
-		body = body[:4*maxSnippet+1024]
-	}
-	var b strings.Builder
-	inTag, space := false, false
-	runes := 0
-	for len(body) > 0 && runes < maxSnippet {
-		r, size := utf8.DecodeRune(body)
-		body = body[size:]
+	text := []rune(string(body[:min(len(body), 4*maxSnippet+1024)]))
+	inTag := false
+	for i, r := range text {
 		switch {
 		case r == '<':
 			inTag = true
 		case r == '>' && inTag:
 			inTag = false
-			space = b.Len() > 0
-		case inTag:
-		case unicode.IsSpace(r) || unicode.IsControl(r):
-			space = b.Len() > 0
-		default:
-			need := 1
-			if space {
-				need++
-			}
-			if runes+need > maxSnippet {
-				return b.String()
-			}
-			if space {
-				b.WriteByte(' ')
-				space = false
-			}
-			b.WriteRune(r)
-			runes += need
+			text[i] = ' '
+		case unicode.IsControl(r):
+			text[i] = ' '
+		}
+		if inTag {
+			text[i] = ' '
 		}
 	}
-	return b.String()
+	words := strings.Fields(string(text))
+	s := []rune(strings.Join(words, " "))
+	return strings.TrimSpace(string(s[:min(len(s), maxSnippet)]))
 }

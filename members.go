@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -17,33 +16,26 @@ type Member struct {
 	Role      string    `json:"role"`
 	CreatedAt time.Time `json:"createdAt"`
 
-	raw rawJSON
+	rawJSON
 }
-
-// Raw returns the exact JSON object the member was decoded from.
-func (m *Member) Raw() json.RawMessage { return m.raw.bytes() }
-
-func (*Member) jsonNames() (string, string) { return "member", "members" }
 
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
 func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }
 
 func (m *Member) fields(d *decoder) {
-	d.id(&m.ID, "id")
-	d.str(&m.Email, "email")
-	d.str(&m.Name, "name")
-	d.str(&m.Role, "role")
-	d.time(&m.CreatedAt, "createdat")
+	d.set((*jsonID)(&m.ID), "id")
+	d.set(&m.Email, "email")
+	d.set(&m.Name, "name")
+	d.set(&m.Role, "role")
+	d.set(&m.CreatedAt, "createdat")
 }
-
-func (m *Member) rawJSON() *rawJSON { return &m.raw }
 
 // MemberAddRequest is the body of MembersService.Add.
 type MemberAddRequest struct {
 	Email string `json:"email,omitempty"`
 	Role  string `json:"role,omitempty"`
-	// Extra holds body fields the SDK does not know. A typed field that is
-	// set wins over an Extra member of the same JSON name.
+	// Extra holds body fields the SDK does not know; a typed field that is
+	// set wins over a member of the same name.
 	Extra map[string]any `json:"-"`
 }
 
@@ -65,19 +57,14 @@ func (s *MembersService) List(ctx context.Context, workspaceID string, opts *Lis
 
 var listMembers = endpoint{operation: "Members.List", method: http.MethodGet, route: "/api/workspaces/{id}/members"}
 
-// All iterates over every member of a workspace, fetching pages as it goes
-// and starting at opts.Resume when it is set. An error (a failed request, a
-// next page that repeats one already fetched, a next link outside the base
-// URL, an invalid argument) is yielded once, with a nil item, and ends the
-// iteration; breaking out of the loop stops fetching.
+// All iterates over every member of a workspace, as
+// WorkspacesService.All does.
 func (s *MembersService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Member, error] {
 	return listAll[Member](ctx, s.client, &listMembers, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the members of a workspace, as All does,
-// yielding each page with its Response and its Next token: save page.Next
-// and set it as ListOptions.Resume to carry on from there later. An error is
-// yielded once, with a nil page, and ends the iteration.
+// Pages iterates over the pages of the members of a workspace, as
+// WorkspacesService.Pages does.
 func (s *MembersService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[Member], error] {
 	return listPages[Member](ctx, s.client, &listMembers, opts, true, workspaceID)
 }

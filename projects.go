@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -18,34 +17,27 @@ type Project struct {
 	CreatedAt   time.Time `json:"createdAt"`
 	UpdatedAt   time.Time `json:"updatedAt"`
 
-	raw rawJSON
+	rawJSON
 }
-
-// Raw returns the exact JSON object the project was decoded from.
-func (p *Project) Raw() json.RawMessage { return p.raw.bytes() }
-
-func (*Project) jsonNames() (string, string) { return "project", "projects" }
 
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
 func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
 func (p *Project) fields(d *decoder) {
-	d.id(&p.ID, "id")
-	d.id(&p.WorkspaceID, "workspaceid")
-	d.str(&p.Name, "name")
-	d.str(&p.Domain, "domain")
-	d.time(&p.CreatedAt, "createdat")
-	d.time(&p.UpdatedAt, "updatedat")
+	d.set((*jsonID)(&p.ID), "id")
+	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	d.set(&p.Name, "name")
+	d.set(&p.Domain, "domain")
+	d.set(&p.CreatedAt, "createdat")
+	d.set(&p.UpdatedAt, "updatedat")
 }
-
-func (p *Project) rawJSON() *rawJSON { return &p.raw }
 
 // ProjectCreateRequest is the body of ProjectsService.Create.
 type ProjectCreateRequest struct {
 	Name   string `json:"name,omitempty"`
 	Domain string `json:"domain,omitempty"`
-	// Extra holds body fields the SDK does not know. A typed field that is
-	// set wins over an Extra member of the same JSON name.
+	// Extra holds body fields the SDK does not know; a typed field that is
+	// set wins over a member of the same name.
 	Extra map[string]any `json:"-"`
 }
 
@@ -61,8 +53,8 @@ func (r ProjectCreateRequest) MarshalJSON() ([]byte, error) {
 type ProjectUpdateRequest struct {
 	Name   *string `json:"name,omitempty"`
 	Domain *string `json:"domain,omitempty"`
-	// Extra holds body fields the SDK does not know. A typed field that is
-	// set wins over an Extra member of the same JSON name.
+	// Extra holds body fields the SDK does not know; a typed field that is
+	// set wins over a member of the same name.
 	Extra map[string]any `json:"-"`
 }
 
@@ -83,19 +75,14 @@ func (s *ProjectsService) List(ctx context.Context, workspaceID string, opts *Li
 
 var listProjects = endpoint{operation: "Projects.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects"}
 
-// All iterates over every project of a workspace, fetching pages as it goes
-// and starting at opts.Resume when it is set. An error (a failed request, a
-// next page that repeats one already fetched, a next link outside the base
-// URL, an invalid argument) is yielded once, with a nil item, and ends the
-// iteration; breaking out of the loop stops fetching.
+// All iterates over every project of a workspace, as
+// WorkspacesService.All does.
 func (s *ProjectsService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Project, error] {
 	return listAll[Project](ctx, s.client, &listProjects, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the projects of a workspace, as All does,
-// yielding each page with its Response and its Next token: save page.Next
-// and set it as ListOptions.Resume to carry on from there later. An error is
-// yielded once, with a nil page, and ends the iteration.
+// Pages iterates over the pages of the projects of a workspace, as
+// WorkspacesService.Pages does.
 func (s *ProjectsService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[Project], error] {
 	return listPages[Project](ctx, s.client, &listProjects, opts, true, workspaceID)
 }

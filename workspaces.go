@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
@@ -16,13 +15,8 @@ type Workspace struct {
 	CreatedAt time.Time `json:"createdAt"`
 	UpdatedAt time.Time `json:"updatedAt"`
 
-	raw rawJSON
+	rawJSON
 }
-
-// Raw returns the exact JSON object the workspace was decoded from.
-func (w *Workspace) Raw() json.RawMessage { return w.raw.bytes() }
-
-func (*Workspace) jsonNames() (string, string) { return "workspace", "workspaces" }
 
 // UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
 // string or numeric IDs, RFC 3339 or Unix times; a field of an unexpected
@@ -30,19 +24,17 @@ func (*Workspace) jsonNames() (string, string) { return "workspace", "workspaces
 func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(data, w) }
 
 func (w *Workspace) fields(d *decoder) {
-	d.id(&w.ID, "id")
-	d.str(&w.Name, "name")
-	d.time(&w.CreatedAt, "createdat")
-	d.time(&w.UpdatedAt, "updatedat")
+	d.set((*jsonID)(&w.ID), "id")
+	d.set(&w.Name, "name")
+	d.set(&w.CreatedAt, "createdat")
+	d.set(&w.UpdatedAt, "updatedat")
 }
-
-func (w *Workspace) rawJSON() *rawJSON { return &w.raw }
 
 // WorkspaceCreateRequest is the body of WorkspacesService.Create.
 type WorkspaceCreateRequest struct {
 	Name string `json:"name,omitempty"`
-	// Extra holds body fields the SDK does not know. A typed field that is
-	// set wins over an Extra member of the same JSON name.
+	// Extra holds body fields the SDK does not know; a typed field that is
+	// set wins over a member of the same name.
 	Extra map[string]any `json:"-"`
 }
 

@@ -30,17 +30,15 @@ func TestReaderObject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var keys, vals []string
-		var r Reader
-		r.Reset([]byte(tt.in))
-		for more := r.ObjectStart(); more; more = r.ObjectNext() {
-			k := string(r.Key())
-			v := r.Value()
-			if v == nil {
-				break
-			}
-			keys, vals = append(keys, k), append(vals, string(v))
-		}
-		assert.Equal(t, tt.ok, r.Done(), tt.in)
+		ok := Read([]byte(tt.in), func(r *Reader) {
+			r.Object(func(key []byte) {
+				k := string(key)
+				if v := r.Value(); v != nil {
+					keys, vals = append(keys, k), append(vals, string(v))
+				}
+			})
+		})
+		assert.Equal(t, tt.ok, ok, tt.in)
 		assert.Equal(t, tt.keys, keys, tt.in)
 		assert.Equal(t, tt.vals, vals, tt.in)
 	}
@@ -195,11 +193,16 @@ func FuzzValid(f *testing.F) {
 		if got, want := Valid(data), json.Valid(data); got != want {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", data, got, want)
 		}
-		var r Reader
-		r.Reset(data)
-		r.Value()
-		if r.Done() != json.Valid(data) {
-			t.Fatalf("Reader on %q: done %v", data, r.Done())
+		var n int
+		ok := Read(data, func(r *Reader) {
+			if r.Peek() == '[' {
+				r.Array(func() { n++; r.Value() })
+			} else {
+				r.Value()
+			}
+		})
+		if ok != json.Valid(data) {
+			t.Fatalf("Reader on %q: done %v after %d elements", data, ok, n)
 		}
 	})
 }
@@ -210,19 +213,14 @@ func TestReaderNestingLimitCountsOuterContainers(t *testing.T) {
 	t.Parallel()
 	for _, inner := range []int{maxDepth - 2, maxDepth - 1} {
 		body := []byte(`[{"a":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + `}]`)
-		var r Reader
-		r.Reset(body)
-		for more := r.ArrayStart(); more; more = r.ArrayNext() {
-			for m := r.ObjectStart(); m; m = r.ObjectNext() {
-				r.Key()
-				r.Value()
-			}
-		}
-		assert.Equal(t, json.Valid(body), r.Done(), "inner depth %d", inner)
+		ok := Read(body, func(r *Reader) {
+			r.Array(func() { r.Object(func([]byte) { r.Value() }) })
+		})
+		assert.Equal(t, json.Valid(body), ok, "inner depth %d", inner)
 	}
 }
 
-// FuzzString holds String, StringLen and WriteString to encoding/json's
+// FuzzString holds String and StringLen to encoding/json's
 // decoding of a JSON string, invalid UTF-8 and surrogates included.
 func FuzzString(f *testing.F) {
 	for _, seed := range []string{
@@ -244,10 +242,6 @@ func FuzzString(f *testing.F) {
 		n, ok := Value(in).StringLen()
 		if ok != wantOK || n != len(want) {
 			t.Fatalf("StringLen(%q) = %d, %v; want %d, %v", in, n, ok, len(want), wantOK)
-		}
-		var b strings.Builder
-		if ok := Value(in).WriteString(&b); ok != wantOK || (ok && b.String() != want) {
-			t.Fatalf("WriteString(%q) = %q, %v", in, b.String(), ok)
 		}
 	})
 }

@@ -19,8 +19,8 @@ const maxDepth = 10000
 
 // Reader walks one JSON text front to back, validating what it passes.
 // Each method skips the white space before what it reads. A method that
-// meets invalid JSON marks the reader failed; every later call then
-// reports nothing, and Failed reports true.
+// meets invalid JSON marks the reader failed; every later call then reads
+// nothing.
 type Reader struct {
 	data   []byte
 	pos    int
@@ -29,175 +29,182 @@ type Reader struct {
 	key    [maxKey]byte
 }
 
-// Reset points r at the start of data.
-func (r *Reader) Reset(data []byte) { r.data, r.pos, r.depth, r.failed = data, 0, 0, false }
+// Read runs read with a Reader at the start of data and reports whether
+// data is one valid JSON value that read consumed, with nothing after it
+// but white space. read must read that value.
+func Read(data []byte, read func(r *Reader)) bool {
+	r := &Reader{data: data}
+	read(r)
+	return !r.failed && skipSpace(data, r.pos) == len(data)
+}
+
+// Valid reports whether data is one valid JSON value surrounded by
+// optional white space, as encoding/json's Valid does.
+func Valid(data []byte) bool { return Read(data, func(r *Reader) { r.Value() }) }
 
 // Seek moves r to index pos of its data, such as the start of a value
-// that an earlier pass validated.
+// that was validated earlier, and clears a failure.
 func (r *Reader) Seek(pos int) { r.pos, r.failed = min(max(pos, 0), len(r.data)), false }
 
 // Pos returns the index in data of the next byte to read.
 func (r *Reader) Pos() int { return r.pos }
 
-// Failed reports whether the reader met invalid JSON.
-func (r *Reader) Failed() bool { return r.failed }
-
-// Done reports whether the reader consumed all of data (trailing white
-// space aside) without meeting invalid JSON.
-func (r *Reader) Done() bool { return !r.failed && skipSpace(r.data, r.pos) == len(r.data) }
-
-func (r *Reader) fail() bool {
-	r.failed = true
-	return false
-}
+// Stop marks r failed, so that every loop over its data ends.
+func (r *Reader) Stop() { r.failed = true }
 
 // Peek returns the next byte after white space without consuming it, or
 // 0 at the end of data or after a failure.
 func (r *Reader) Peek() byte {
-	if r.failed {
-		return 0
-	}
 	r.pos = skipSpace(r.data, r.pos)
-	if r.pos >= len(r.data) {
+	if r.failed || r.pos >= len(r.data) {
 		return 0
 	}
 	return r.data[r.pos]
 }
 
-// ArrayStart consumes the opening bracket of an array and reports whether
-// an element follows.
-func (r *Reader) ArrayStart() bool { return r.open('[', ']') }
-
-// ObjectStart consumes the opening brace of an object and reports whether
-// a member follows; read it with Key and then a value.
-func (r *Reader) ObjectStart() bool { return r.open('{', '}') && (r.Peek() == '"' || r.fail()) }
-
-func (r *Reader) open(c, end byte) bool {
-	if r.Peek() != c || r.depth >= maxDepth {
-		return r.fail()
+// Object reads the object at r, calling member with each member's key,
+// normalised by NormalizeKey (nil for a key too long to name a field),
+// and r at the member's value, which member must read. The key is valid
+// until the next key is read (Value reads none). Object returns where the
+// object starts and ends in data.
+//
+// A plain key is normalised as it is scanned; one with an escape, a
+// control character or more than maxKey bytes is left to readOtherKey.
+func (r *Reader) Object(member func(key []byte)) (start, end int) {
+	start = skipSpace(r.data, r.pos)
+	for first := true; r.next('{', '}', first); first = false {
+		n, i := 0, r.pos+1
+		for ; i < len(r.data) && r.data[i] != '"' && r.data[i] != '\\' && r.data[i] >= 0x20 && n < maxKey; i++ {
+			if c := keyBytes[r.data[i]]; c != 0 {
+				r.key[n] = c
+				n++
+			}
+		}
+		if j := skipSpace(r.data, i+1); i < len(r.data) && r.data[i] == '"' && j < len(r.data) && r.data[j] == ':' {
+			r.pos = j + 1
+			member(r.key[:n])
+		} else {
+			member(r.readOtherKey())
+		}
 	}
-	r.pos++
-	switch r.Peek() {
-	case end:
-		r.pos++
+	return start, r.pos
+}
+
+// Array reads the array at r, calling element with r at each element,
+// which element must read. It returns where the array starts and ends in
+// data.
+func (r *Reader) Array(element func()) (start, end int) {
+	start = skipSpace(r.data, r.pos)
+	for first := true; r.next('[', ']', first); first = false {
+		element()
+	}
+	return start, r.pos
+}
+
+// next moves r to the next element of a container and reports whether
+// there is one: first past the opening open, else past the comma after an
+// element. It consumes the closing end when no element follows. An
+// object's element must begin with its key.
+func (r *Reader) next(open, end byte, first bool) bool {
+	if r.failed {
 		return false
-	case 0:
-		return r.fail()
 	}
-	r.depth++
+	i := skipSpace(r.data, r.pos)
+	if !first && i < len(r.data) && r.data[i] == end {
+		r.pos, r.depth = i+1, r.depth-1
+		return false
+	}
+	sep := byte(',')
+	if first {
+		sep, r.depth = open, r.depth+1
+	}
+	if i >= len(r.data) || r.data[i] != sep || r.depth > maxDepth {
+		r.failed = true
+		return false
+	}
+	if i = skipSpace(r.data, i+1); first && i < len(r.data) && r.data[i] == end {
+		r.pos, r.depth = i+1, r.depth-1
+		return false
+	}
+	if i >= len(r.data) || end == '}' && r.data[i] != '"' {
+		r.failed = true
+		return false
+	}
+	r.pos = i
 	return true
 }
 
-// ArrayNext consumes what follows an element: a comma, reporting true, or
-// the closing bracket, reporting false.
-func (r *Reader) ArrayNext() bool { return r.next(']') && (r.Peek() != 0 || r.fail()) }
-
-// ObjectNext consumes what follows a member's value: a comma, reporting
-// true when another member follows, or the closing brace, reporting false.
-func (r *Reader) ObjectNext() bool { return r.next('}') && (r.Peek() == '"' || r.fail()) }
-
-func (r *Reader) next(end byte) bool {
-	switch r.Peek() {
-	case ',':
-		r.pos++
-		return true
-	case end:
-		r.pos++
-		r.depth--
-		return false
+// skipKey reads a member's key and the colon after it, keeping the key
+// Object's member was given.
+func (r *Reader) skipKey() {
+	if end, _ := scanString(r.data, r.pos); end < 0 || !r.colon(end) {
+		r.failed = true
 	}
-	return r.fail()
 }
 
-// Key reads a member's key and the colon after it, and returns the key
-// normalised by NormalizeKey (nil for a key too long to name a field). The
-// result is valid until the next call to Key.
-func (r *Reader) Key() []byte {
-	if r.Peek() != '"' {
-		r.fail()
-		return nil
-	}
+// readOtherKey reads a key that is not plain and the colon after it, and
+// returns the key normalised.
+func (r *Reader) readOtherKey() []byte {
 	start := r.pos
 	end, escaped := scanString(r.data, start)
-	if end < 0 || skipSpace(r.data, end) >= len(r.data) || r.data[skipSpace(r.data, end)] != ':' {
-		r.fail()
+	if end < 0 || !r.colon(end) {
+		r.failed = true
 		return nil
 	}
-	r.pos = skipSpace(r.data, end) + 1
 	raw := r.data[start+1 : end-1]
 	if escaped {
-		raw, _ = appendUnquoted(nil, raw) // scanString validated it
+		s, _ := Value(r.data[start:end]).String() // scanString validated it
+		raw = []byte(s)
 	}
 	return NormalizeKey(&r.key, raw)
 }
 
-// skipKey reads a member's key and the colon after it, keeping the
-// buffer of Key's result.
-func (r *Reader) skipKey() {
-	end, _ := scanString(r.data, r.pos)
-	if end < 0 || skipSpace(r.data, end) >= len(r.data) || r.data[skipSpace(r.data, end)] != ':' {
-		r.fail()
-		return
+// colon consumes the colon after a key that ends before data[i].
+func (r *Reader) colon(i int) bool {
+	i = skipSpace(r.data, i)
+	if i >= len(r.data) || r.data[i] != ':' {
+		r.failed = true
+		return false
 	}
-	r.pos = skipSpace(r.data, end) + 1
+	r.pos = i + 1
+	return true
 }
 
 // Value reads one complete value, validating it, and returns its text, or
 // nil after a failure.
 func (r *Reader) Value() Value {
-	start := r.Peek()
-	if start == 0 {
-		r.fail()
+	from := skipSpace(r.data, r.pos)
+	if r.failed || from >= len(r.data) {
+		r.failed = true
 		return nil
 	}
-	from := r.pos
-	switch start {
+	r.pos = from
+	switch r.data[from] {
 	case '{':
-		for more := r.ObjectStart(); more; more = r.ObjectNext() {
+		for first := true; r.next('{', '}', first); first = false {
 			r.skipKey()
 			r.Value()
 		}
 	case '[':
-		for more := r.ArrayStart(); more; more = r.ArrayNext() {
+		for first := true; r.next('[', ']', first); first = false {
 			r.Value()
 		}
 	case '"':
-		r.pos, _ = scanString(r.data, r.pos)
+		r.pos, _ = scanString(r.data, from)
 	case 't':
-		r.pos = scanLiteral(r.data, r.pos, "true")
+		r.pos = scanLiteral(r.data, from, "true")
 	case 'f':
-		r.pos = scanLiteral(r.data, r.pos, "false")
+		r.pos = scanLiteral(r.data, from, "false")
 	case 'n':
-		r.pos = scanLiteral(r.data, r.pos, "null")
+		r.pos = scanLiteral(r.data, from, "null")
 	default:
-		r.pos = scanNumber(r.data, r.pos)
+		r.pos = scanNumber(r.data, from)
 	}
-	if r.pos < 0 {
-		r.pos = from
-		r.fail()
-	}
-	if r.failed {
+	if r.pos < 0 || r.failed {
+		r.pos, r.failed = from, true
 		return nil
 	}
 	return Value(r.data[from:r.pos])
-}
-
-// Null consumes a null literal and reports whether there was one.
-func (r *Reader) Null() bool {
-	if r.Peek() != 'n' || scanLiteral(r.data, r.pos, "null") < 0 {
-		return false
-	}
-	r.pos += len("null")
-	return true
-}
-
-// Valid reports whether data is one valid JSON value surrounded by
-// optional white space, as encoding/json's Valid does.
-func Valid(data []byte) bool {
-	var r Reader
-	r.Reset(data)
-	r.Value()
-	return r.Done()
 }
 
 func skipSpace(data []byte, i int) int {
@@ -207,51 +214,11 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// Trim returns data without leading and trailing JSON white space.
-func Trim(data []byte) Value {
-	start := skipSpace(data, 0)
-	end := len(data)
-	for end > start && skipSpace(data[:end], end-1) == end {
-		end--
-	}
-	return Value(data[start:end])
-}
-
 func scanLiteral(data []byte, i int, lit string) int {
 	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
 		return -1
 	}
 	return i + len(lit)
-}
-
-// scanString returns the index just past the string whose opening quote is
-// at data[i], or -1 when it is unterminated, holds a control character or
-// a malformed escape; escaped reports whether it holds an escape. Like
-// encoding/json, it accepts invalid UTF-8, which decoding replaces.
-func scanString(data []byte, i int) (end int, escaped bool) {
-	for i++; ; i++ {
-		i = nextSpecial(data, i)
-		if i >= len(data) || data[i] < 0x20 {
-			return -1, escaped
-		}
-		if data[i] == '"' {
-			return i + 1, escaped
-		}
-		escaped = true
-		if i++; i >= len(data) {
-			return -1, escaped
-		}
-		switch data[i] {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		case 'u':
-			if hex4(data, i+1) < 0 {
-				return -1, escaped
-			}
-			i += 4
-		default:
-			return -1, escaped
-		}
-	}
 }
 
 // Word-at-a-time byte tests: a string's content, most of a body's bytes,
@@ -261,24 +228,40 @@ const (
 	highBits = 0x8080808080808080
 )
 
-// nextSpecial returns the index of the first byte at or after i that is
-// '"', '\\' or a control character, or len(data). The first loop marks
-// those bytes of a word in their high bits; only the lowest mark is exact
-// (a borrow can mark bytes above it), which is all it uses.
-func nextSpecial(data []byte, i int) int {
-	for ; i+8 <= len(data); i += 8 {
-		w := binary.LittleEndian.Uint64(data[i:])
-		quote, backslash := w^(lowBits*'"'), w^(lowBits*'\\')
-		if m := ((w-lowBits*0x20) & ^w | (quote-lowBits) & ^quote | (backslash-lowBits) & ^backslash) & highBits; m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+// scanString returns the index just past the string whose opening quote is
+// at data[i], or -1 when it is unterminated, holds a control character or
+// a malformed escape; escaped reports whether it holds an escape. Like
+// encoding/json, it accepts invalid UTF-8, which decoding replaces.
+//
+// It looks for a '"', a '\\' or a control character eight bytes at a
+// time: the word test marks those bytes in their high bits, and only the
+// lowest mark is exact (a borrow can mark bytes above it), which is all it
+// uses.
+func scanString(data []byte, i int) (end int, escaped bool) {
+	for i++; ; {
+		for ; i+8 <= len(data); i += 8 {
+			w := binary.LittleEndian.Uint64(data[i:])
+			quote, backslash := w^(lowBits*'"'), w^(lowBits*'\\')
+			if m := ((w-lowBits*0x20) & ^w | (quote-lowBits) & ^quote | (backslash-lowBits) & ^backslash) & highBits; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
 		}
-	}
-	for ; i < len(data); i++ {
-		if c := data[i]; c < 0x20 || c == '"' || c == '\\' {
-			return i
+		for i < len(data) && data[i] >= 0x20 && data[i] != '"' && data[i] != '\\' {
+			i++
 		}
+		switch {
+		case i >= len(data) || data[i] < 0x20:
+			return -1, escaped
+		case data[i] == '"':
+			return i + 1, escaped
+		}
+		n, _ := unescape(data, i)
+		if n == 0 {
+			return -1, true
+		}
+		i, escaped = i+n, true
 	}
-	return i
 }
 
 // scanNumber returns the index just past the JSON number at data[i], or -1
@@ -315,7 +298,7 @@ func scanNumber(data []byte, i int) int {
 // scanDigits returns the index past one or more digits at data[i], or -1.
 func scanDigits(data []byte, i int) int {
 	start := i
-	for i < len(data) && isDigit(data[i]) {
+	for i < len(data) && '0' <= data[i] && data[i] <= '9' {
 		i++
 	}
 	if i == start {
@@ -323,5 +306,3 @@ func scanDigits(data []byte, i int) int {
 	}
 	return i
 }
-
-func isDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -33,52 +33,62 @@ const maxKey = 64
 func NormalizeKey(buf *[maxKey]byte, key []byte) []byte {
 	n := 0
 	for _, c := range key {
-		switch {
-		case c == '_' || c == '-':
+		if keyBytes[c] == 0 {
 			continue
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
 		}
 		if n == len(buf) {
 			return nil
 		}
-		buf[n] = c
+		buf[n] = keyBytes[c]
 		n++
 	}
 	return buf[:n]
 }
+
+// keyBytes is each byte as a normalised key holds it: A to Z lower-cased,
+// '_' and '-' (and NUL) 0, for left out.
+var keyBytes = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] += 'a' - 'A'
+	}
+	t['_'], t['-'] = 0, 0
+	return t
+}()
 
 // Member returns the value of the first of names (normalised) that the
 // object v holds, and of duplicate keys the first. It reads v as far as it
 // is valid, so it also serves bodies read best-effort, such as error
 // bodies.
 func Member(v Value, names ...string) (Value, bool) {
-	var r Reader
-	r.Reset(v)
 	var found Value
 	rank := len(names)
-	for more := r.ObjectStart(); more; more = r.ObjectNext() {
-		key := r.Key()
-		val := r.Value()
-		for i, name := range names[:rank] {
-			if string(key) == name && val != nil {
-				found, rank = val, i
-				break
+	Read(v, func(r *Reader) {
+		r.Object(func(key []byte) {
+			val := r.Value()
+			for i, name := range names[:rank] {
+				if string(key) == name && val != nil {
+					found, rank = val, i
+					break
+				}
 			}
-		}
-	}
+		})
+	})
 	return found, found != nil
 }
 
 // First returns the first element of the array v.
 func First(v Value) (Value, bool) {
-	var r Reader
-	r.Reset(v)
-	if !r.ArrayStart() {
-		return nil, false
-	}
-	val := r.Value()
-	return val, val != nil
+	var first Value
+	Read(v, func(r *Reader) {
+		r.Array(func() {
+			first = r.Value()
+			r.Stop()
+		})
+	})
+	return first, first != nil
 }
 
 // String returns v as a Go string when it is a JSON string, decoded as
@@ -91,7 +101,7 @@ func (v Value) String() (string, bool) {
 	}
 	var b strings.Builder
 	b.Grow(n)
-	v.WriteString(&b)
+	unquote(v[1:len(v)-1], func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
 	return b.String(), true
 }
 
@@ -100,37 +110,14 @@ func (v Value) String() (string, bool) {
 // shorter than its JSON text; only invalid UTF-8 makes it longer, each
 // invalid byte becoming the three bytes of U+FFFD.
 func (v Value) StringLen() (int, bool) {
-	inner, plain, ok := v.Content()
-	if !ok || plain {
-		return len(inner), ok
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
+		return 0, false
 	}
 	n := 0
-	if !unquote(inner, func(b []byte) { n += len(b) }, func(r rune) { n += utf8.RuneLen(r) }) {
+	if !unquote(v[1:len(v)-1], func(b []byte) { n += len(b) }, func(r rune) { n += utf8.RuneLen(r) }) {
 		return 0, false
 	}
 	return n, true
-}
-
-// WriteString writes what String returns to b, reporting false when v is
-// not a valid JSON string.
-func (v Value) WriteString(b *strings.Builder) bool {
-	inner, plain, ok := v.Content()
-	if ok && plain {
-		b.Write(inner)
-		return true
-	}
-	return ok && unquote(inner, func(p []byte) { b.Write(p) }, func(r rune) { b.WriteRune(r) })
-}
-
-// Content returns the text between a JSON string's quotes, whether it is
-// its own decoding (no escapes, no control characters, valid UTF-8), and
-// whether v is a JSON string.
-func (v Value) Content() (inner []byte, plain, ok bool) {
-	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
-		return nil, false, false
-	}
-	inner = v[1 : len(v)-1]
-	return inner, nextSpecial(inner, 0) == len(inner) && utf8.Valid(inner), true
 }
 
 // Text returns v as a string when it is a JSON string, and the exact text
@@ -232,28 +219,9 @@ func hex4(s []byte, i int) rune {
 	if i < 0 || len(s)-i < 4 {
 		return -1
 	}
-	var r rune
-	for _, c := range s[i : i+4] {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return -1
-		}
-		r = r<<4 | rune(c)
+	r, err := strconv.ParseUint(string(s[i:i+4]), 16, 32)
+	if err != nil {
+		return -1
 	}
-	return r
-}
-
-// appendUnquoted appends the decoded content s of a JSON string to dst,
-// reporting false when s is not valid.
-func appendUnquoted(dst, s []byte) ([]byte, bool) {
-	ok := unquote(s,
-		func(b []byte) { dst = append(dst, b...) },
-		func(r rune) { dst = utf8.AppendRune(dst, r) })
-	return dst, ok
+	return rune(r)
 }
