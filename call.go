@@ -3,6 +3,7 @@ package seoapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -252,7 +253,7 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 // A 2xx answer without one (a 204, an empty body) fails with
 // ErrUnexpectedResponse: the request took effect, but its result cannot
 // be read.
-func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpoint, body any, ids ...string) (*T, *Response, error) {
+func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpoint, body json.Marshaler, ids ...string) (*T, *Response, error) {
 	if rv := reflect.ValueOf(body); rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return nil, nil, invalidArgument("%s: nil %T", ep.operation, body)
 	}
@@ -260,9 +261,11 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := encodeBody(body)
+	// A request type encodes itself into valid JSON: encoding/json would
+	// only check and copy it again.
+	data, err := body.MarshalJSON()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, invalidArgument("encoding request body: %v", err)
 	}
 	cl := c.newCall(ep, ep.method, data)
 	req, err := c.newRequest(cl.context(ctx), ep.method, path)

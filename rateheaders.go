@@ -73,7 +73,10 @@ func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 func headerInt(h http.Header, key string) (int, bool) {
 	v, _, _ := strings.Cut(h.Get(key), ";")
 	v, _, _ = strings.Cut(v, ",")
-	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if v = strings.TrimSpace(v); v == "" {
+		return 0, false // absent: no error value to build
+	}
+	n, err := strconv.Atoi(v)
 	return n, err == nil
 }
 
