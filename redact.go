@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"html"
-	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -93,23 +92,23 @@ func (r *redactor) add(secret string) {
 }
 
 // withSecretsIn returns a redactor that also removes the secret values of
-// body, an API key answer (see secretValues). ok is false when the body
-// must be withheld instead: it cannot be read, or holds a secret shorter
-// than a key (MinAPIKeyLength characters) or with white space.
+// body, an API key answer (see secretValues), also those read before the
+// body turned out unreadable: the headers and request ID may echo them.
+// ok is false when the body must be withheld instead: it cannot be read
+// whole, or holds a secret shorter than a key (MinAPIKeyLength
+// characters) or with white space, which cannot be matched in other text.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
-	if !ok || slices.ContainsFunc(values, func(v string) bool {
-		return utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace)
-	}) {
-		return r, false
-	}
 	out := &redactor{secrets: slices.Clone(r.secrets), plain: r.plain, minRunes: r.minRunes}
 	for _, v := range values {
-		if !slices.ContainsFunc(out.secrets, func(s *string) bool { return *s == v }) {
+		switch {
+		case utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace):
+			ok = false
+		case !slices.ContainsFunc(out.secrets, func(s *string) bool { return *s == v }):
 			out.add(v)
 		}
 	}
-	return out, true
+	return out, ok
 }
 
 // string returns s without secrets: each run of plain occurrences
@@ -269,18 +268,18 @@ const maxSecretValues = 16
 // isSecretMember, at any depth; "" and [REDACTED] are left out. ok is
 // false when the body must be withheld rather than redacted: it is not
 // JSON (it was cut short, say), a string holds a JSON object (a gateway
-// quoting its upstream's answer), or it names more than maxSecretValues.
+// quoting its upstream's answer), or it names more than maxSecretValues;
+// values then holds those read before.
 func secretValues(body []byte) (values []string, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	for {
-		err := secretsIn(dec, "", &values)
-		if errors.Is(err, io.EOF) {
-			return values, true
-		} else if err != nil {
-			return nil, false
+	// Any error, io.EOF too, comes from inside a value: the body was cut.
+	for dec.More() {
+		if err := secretsIn(dec, "", &values); err != nil {
+			return values, false
 		}
 	}
+	return values, true
 }
 
 // errWithhold is secretsIn's answer for a body to withhold.

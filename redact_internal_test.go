@@ -311,6 +311,7 @@ func TestSecretValues(t *testing.T) {
 		{"JSON in a member name", `{"{\"key\":\"sk_emb_1\"}":1}`, nil, false},
 		{"braces that start no object", `{"error":"field {name} is required, {} given"}`, nil, true},
 		{"cut short", `{"error":"boom","key":"sk_new_12`, nil, false},
+		{"cut after a secret", `{"key":"sk_new_SECRET0123456789", "id": [`, []string{"sk_new_SECRET0123456789"}, false},
 		{"not JSON", `<html>key: sk_x</html>`, nil, false},
 		{"too many", "[" + strings.TrimSuffix(many.String(), ",") + "]", nil, false},
 	} {
@@ -318,18 +319,31 @@ func TestSecretValues(t *testing.T) {
 			t.Parallel()
 			got, ok := secretValues([]byte(tc.body))
 			assert.Equal(t, tc.ok, ok)
-			if tc.ok {
+			if tc.ok || tc.want != nil {
 				assert.Equal(t, tc.want, got)
 			}
 		})
 	}
 }
 
+// TestWithSecretsInACutBody: a body cut after a secret is withheld, and
+// the secret read before the cut is still cleaned from other text (the
+// headers and request ID may echo it), whatever Go's encoding/json says
+// of a cut body.
+func TestWithSecretsInACutBody(t *testing.T) {
+	t.Parallel()
+	const secret = "sk_new_SECRET0123456789"
+	r, ok := newRedactor("sk_live_key_0001").withSecretsIn([]byte(`{"key":"` + secret + `", "id": [`))
+	assert.False(t, ok, "a cut body is withheld")
+	assert.Equal(t, "id "+redacted, r.string("id "+secret), "a secret read before the cut is cleaned from a header")
+}
+
 // TestWithSecretsIn: an error body holding a created key's secret is
 // cleaned of it in every form; one whose secrets cannot be redacted (one
 // shorter than MinAPIKeyLength characters or with white space, or a body
-// that cannot be read) is to be withheld; the redactor it extends is left
-// as it was.
+// that cannot be read) is to be withheld, and the secrets read before are
+// still cleaned from other text; the redactor it extends is left as it
+// was.
 func TestWithSecretsIn(t *testing.T) {
 	t.Parallel()
 	base := newRedactor("sk_live_key_0001")
@@ -352,8 +366,8 @@ func TestWithSecretsIn(t *testing.T) {
 			t.Parallel()
 			r, ok := base.withSecretsIn([]byte(tc.body))
 			assert.Equal(t, tc.ok, ok)
+			assert.Equal(t, "sk_new_key_0002 12345678", base.string("sk_new_key_0002 12345678"), "the base redactor is unchanged")
 			if !ok {
-				assert.Same(t, base, r)
 				return
 			}
 			clean := string(r.bytes([]byte(tc.body)))
