@@ -729,3 +729,25 @@ func TestWindowsStayBounded(t *testing.T) {
 	assert.LessOrEqual(t, len(w.hour.ends), 2*3602)
 	assert.LessOrEqual(t, len(w.second.ends), 2*3)
 }
+
+// TestQueuedRequestWaitsForAHoldSetMeanwhile: a request waiting for its
+// slot of the second is not let go inside a hold the server asked for
+// while it waited.
+func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	l := onClock(100, 1, time.Minute, clk)
+	ctx := context.Background()
+	require.NoError(t, l.Wait(ctx))
+	var holdEnd time.Time
+	l.sleep = func(ctx context.Context, d time.Duration) error {
+		if holdEnd.IsZero() {
+			l.Feedback(ctx, RateFeedback{Hold: 30 * time.Second})
+			holdEnd = clk.now().Add(30 * time.Second)
+		}
+		clk.advance(max(d, 0))
+		return ctx.Err()
+	}
+	require.NoError(t, l.Wait(ctx))
+	assert.False(t, clk.now().Before(holdEnd), "let go at %v, inside the hold until %v", clk.now(), holdEnd)
+}

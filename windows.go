@@ -68,7 +68,8 @@ func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 
 // acquire waits for the server's hold, then for both windows, leaving
 // l.keep free (WithReserve). Held back by the hold or the reserve, it
-// sleeps without a place in line and looks again. A wait cut short gives
+// sleeps without a place in line and looks again; a hold set while it
+// waited for a window sends it back to the start. A wait cut short gives
 // its slots back.
 func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if err := ctx.Err(); err != nil {
@@ -92,6 +93,11 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 			}
 		case wait > 0:
 			waited, err = level, l.sleep(ctx, wait)
+			if err == nil && !l.end().IsZero() {
+				// The server asked for a hold while this request waited.
+				l.giveBack(t, second)
+				continue
+			}
 		}
 		if err == nil && !t.taken {
 			continue
