@@ -106,10 +106,12 @@ var decodeMemShapes = []decodeMemShape{
 	{`{"data":[{"id":"a"},...]}`, listOf(`{"data":[`, `{"id":"a"}`, "]}"), listContentPlans},
 	{`{"data":[],"k0":0,...}`, envelopeKeys, listContentPlans},
 	{"[128-byte content plans,...]", listOf("[", plan128, "]"), listContentPlans},
+	{"[128-byte numeric-time plans,...]", listOf("[", `{"createdAt":0.000000001`+strings.Repeat("1", 102)+`}`, "]"), listContentPlans},
 	{`[{"name":"\xff x200"},...]`, listOf("[", `{"name":"`+strings.Repeat("\xff", 200)+`"}`, "]"), listContentPlans},
 	{`{"id":"a","name":"aaa..."}`, singleString("a"), createWorkspace},
 	{`{"id":"a","name":"\xff\xff..."}`, singleString("\xff"), createWorkspace},
 	{`{"id":"a","name":"\n\n..."}`, singleString(`\n`), createWorkspace},
+	{`{"id":"a","createdAt":"2023-01-01T00:00:00Zxxx..."}`, longTime, createWorkspace},
 	{"[1,...] into []int", listOf("[", "1", "]"), doInts},
 	{"[{},...] into []map", listOf("[", "{}", "]"), doMaps},
 	{"[{},...] at the default item limit, padded, into []map", atItemLimit, doMaps},
@@ -166,6 +168,13 @@ func singleString(unit string) func(int64) []byte {
 		const open, end = `{"id":"a","name":"`, `"}`
 		return []byte(open + strings.Repeat(unit, (int(capBytes)-len(open)-len(end))/len(unit)) + end)
 	}
+}
+
+// longTime returns one resource whose time string, valid up to its
+// zone and then filled with x, fills the body.
+func longTime(capBytes int64) []byte {
+	const open, end = `{"id":"a","createdAt":"2023-01-01T00:00:00Z`, `"}`
+	return []byte(open + strings.Repeat("x", int(capBytes)-len(open)-len(end)) + end)
 }
 
 func listContentPlans(ctx context.Context, c *seoapi.Client) (int, any, error) {

@@ -2,6 +2,8 @@ package jsonx
 
 import (
 	"encoding/json"
+	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,6 +103,7 @@ func TestTime(t *testing.T) {
 		`1e400`:                            {time.Time{}, false},
 		`true`:                             {time.Time{}, false},
 		`99999999999999999999999999999999`: {time.Time{}, false},
+		`"2025-03-04T05:06:07Z` + strings.Repeat("x", 100) + `"`: {time.Time{}, false},
 	}
 	for in, tt := range tests {
 		got, ok := Value(in).Time()
@@ -145,18 +148,20 @@ func TestMemberAndFirst(t *testing.T) {
 func TestTimeExact(t *testing.T) {
 	t.Parallel()
 	tests := map[string]string{
-		`1700000000123`:         "2023-11-14T22:13:20.123Z",
-		`1700000000`:            "2023-11-14T22:13:20Z",
-		`1700000000.123456789`:  "2023-11-14T22:13:20.123456789Z",
-		`1700000000.1234567895`: "2023-11-14T22:13:20.12345679Z",
-		`1.700000000123e12`:     "2023-11-14T22:13:20.123Z",
-		`17000000001234e-1`:     "2023-11-14T22:13:20.123400Z",
-		`-1.5`:                  "1969-12-31T23:59:58.5Z",
-		`0`:                     "1970-01-01T00:00:00Z",
-		`0.000000001`:           "1970-01-01T00:00:00.000000001Z",
-		`99999999999`:           "5138-11-16T09:46:39Z",
-		`100000000000`:          "1973-03-03T09:46:40Z",
-		`1700000000123.5`:       "2023-11-14T22:13:20.1235Z",
+		`1700000000123`:          "2023-11-14T22:13:20.123Z",
+		`1700000000`:             "2023-11-14T22:13:20Z",
+		`1700000000.123456789`:   "2023-11-14T22:13:20.123456789Z",
+		`1700000000.1234567895`:  "2023-11-14T22:13:20.12345679Z",
+		`1.700000000123e12`:      "2023-11-14T22:13:20.123Z",
+		`17000000001234e-1`:      "2023-11-14T22:13:20.123400Z",
+		`-1.5`:                   "1969-12-31T23:59:58.5Z",
+		`0`:                      "1970-01-01T00:00:00Z",
+		`0.000000001`:            "1970-01-01T00:00:00.000000001Z",
+		`99999999999`:            "5138-11-16T09:46:39Z",
+		`100000000000`:           "1973-03-03T09:46:40Z",
+		`1700000000123.5`:        "2023-11-14T22:13:20.1235Z",
+		`0E10000000000000000000`: "1970-01-01T00:00:00Z",
+		`1e-9999999999999999999`: "1970-01-01T00:00:00Z",
 	}
 	for in, want := range tests {
 		got, ok := Value(in).Time()
@@ -244,4 +249,70 @@ func FuzzString(f *testing.F) {
 			t.Fatalf("StringLen(%q) = %d, %v; want %d, %v", in, n, ok, len(want), wantOK)
 		}
 	})
+}
+
+// TestTimeAllocatesNothing holds Time to no allocation on a long number
+// and on a long string that is no time: its cost is in the body's bytes.
+func TestTimeAllocatesNothing(t *testing.T) {
+	for _, in := range []string{
+		`0.000000001` + strings.Repeat("1", 1000),
+		`-1` + strings.Repeat("0", 1000) + `e-1000`,
+		`"2023-01-01T00:00:00Z` + strings.Repeat("x", 1000) + `"`,
+	} {
+		v := Value(in)
+		allocs := testing.AllocsPerRun(10, func() { v.Time() })
+		assert.Zero(t, allocs, "%.40s", in)
+	}
+}
+
+// FuzzTime holds a numeric time to the exact decimal value, computed
+// with math/big, rounded to the nanosecond half away from zero.
+func FuzzTime(f *testing.F) {
+	for _, seed := range []string{`1700000000123`, `1700000000.1234567895`, `-1.5`, `0.0000000005`, `1.700000000123e12`, `99999999999`, `9999999999999999`, `0E100`, `-0.0000000015e-0`} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, ok := Value(in).Time()
+		if !json.Valid([]byte(in)) || len(in) == 0 || in[0] == '"' || in[0] == ' ' || farExponent(in) {
+			return // TestTime and TestTimeExact pin these
+		}
+		want, wantOK := bigTime(in)
+		if ok != wantOK || !got.Equal(want) {
+			t.Fatalf("Time(%s) = %v, %v; want %v, %v", in, got, ok, want, wantOK)
+		}
+	})
+}
+
+// farExponent reports an exponent too far for math/big to be quick.
+func farExponent(in string) bool {
+	i := strings.IndexAny(in, "eE")
+	if i < 0 {
+		return false
+	}
+	exp, err := strconv.Atoi(in[i+1:])
+	return err != nil || exp > 1000 || exp < -1000
+}
+
+// bigTime is Time on a JSON number, read with math/big: exact, and slow.
+func bigTime(in string) (time.Time, bool) {
+	r, ok := new(big.Rat).SetString(in)
+	if !ok {
+		return time.Time{}, false
+	}
+	abs := new(big.Rat).Abs(r)
+	switch {
+	case abs.Cmp(big.NewRat(1e16, 1)) >= 0:
+		return time.Time{}, false
+	case abs.Cmp(big.NewRat(1e11, 1)) >= 0:
+		r.Quo(r, big.NewRat(1000, 1))
+	}
+	// Nanoseconds rounded half away from zero: truncate |r|*1e9 + 1/2.
+	nanos := new(big.Rat).Mul(new(big.Rat).Abs(r), big.NewRat(1e9, 1))
+	nanos.Add(nanos, big.NewRat(1, 2))
+	n := new(big.Int).Quo(nanos.Num(), nanos.Denom())
+	if r.Sign() < 0 {
+		n.Neg(n)
+	}
+	sec, nsec := new(big.Int).QuoRem(n, big.NewInt(1e9), new(big.Int))
+	return time.Unix(sec.Int64(), nsec.Int64()).UTC(), true
 }
