@@ -120,6 +120,8 @@ func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 // does. The secret is read from key, apiKey/api_key, token or secret.
 func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(data, k) }
 
+func (k *APIKey) identity() string { return k.ID }
+
 func (k *APIKey) fields(d *decoder) {
 	d.set((*jsonID)(&k.ID), "id")
 	d.set(&k.Name, "name")

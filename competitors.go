@@ -22,6 +22,8 @@ type Competitor struct {
 // does.
 func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
 
+func (c *Competitor) identity() string { return c.ID }
+
 func (c *Competitor) fields(d *decoder) {
 	d.set((*jsonID)(&c.ID), "id")
 	d.set((*jsonID)(&c.ProjectID), "projectid")

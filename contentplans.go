@@ -25,6 +25,8 @@ type ContentPlan struct {
 // does.
 func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
+func (p *ContentPlan) identity() string { return p.ID }
+
 func (p *ContentPlan) fields(d *decoder) {
 	d.set((*jsonID)(&p.ID), "id")
 	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")

@@ -29,6 +29,8 @@ type resource interface {
 	fields(d *decoder)
 	// setRaw records where the resource's JSON object lies.
 	setRaw(span rawJSON)
+	// identity is the resource's ID, which tells pages apart.
+	identity() string
 }
 
 // rawJSON is where a resource's JSON object lies in the body it was decoded

@@ -22,6 +22,8 @@ type Member struct {
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
 func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }
 
+func (m *Member) identity() string { return m.ID }
+
 func (m *Member) fields(d *decoder) {
 	d.set((*jsonID)(&m.ID), "id")
 	d.set(&m.Email, "email")

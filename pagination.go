@@ -3,7 +3,6 @@ package seoapi
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"iter"
 	"maps"
 	"net/http"
@@ -193,7 +192,7 @@ type pager[T any] struct {
 	url    string // the URL of the next page; "" once the list has ended
 	tokens bool   // whether each page gets its Next token
 	// seen holds the SHA-256 of the URL of each page asked for and of the
-	// items of each page read: a server that announces a page again, or
+	// item IDs of each page read (see itemsSum): a server that announces a page again, or
 	// ignores the page or cursor asked for and sends a page again, is
 	// stopped before any item is yielded twice.
 	seen map[[sha256.Size]byte]bool
@@ -262,17 +261,29 @@ func (p *pager[T]) advance(u *url.URL, resp *Response, empty bool) error {
 	return nil
 }
 
-// itemsSum is the SHA-256 of the items' raw JSON; ok is false for a page
-// with no items or with an item that keeps no raw JSON.
+// itemsSum is the SHA-256 of the items' IDs, in order, or of an item's
+// raw JSON when it has no ID: a page whose items change a field on every
+// answer is still known by its IDs. ok is false for a page with no items
+// or with an item that has neither.
 func itemsSum[T any](items []*T) (sum [sha256.Size]byte, ok bool) {
 	h := sha256.New()
-	h.Write([]byte("items "))
+	h.Write([]byte("items"))
 	for _, item := range items {
-		r, ok := any(item).(interface{ Raw() json.RawMessage })
-		if !ok || r.Raw() == nil {
+		res, ok := any(item).(resource)
+		if !ok {
 			return sum, false
 		}
-		h.Write(r.Raw())
+		kind, key := " id ", []byte(res.identity())
+		if len(key) == 0 {
+			kind, key = " raw ", res.Raw()
+		}
+		if key == nil {
+			return sum, false
+		}
+		// Length-prefixed: the IDs "ab","c" and "a","bc" differ.
+		h.Write(strconv.AppendInt([]byte(kind), int64(len(key)), 10))
+		h.Write([]byte{' '})
+		h.Write(key)
 	}
 	return [sha256.Size]byte(h.Sum(nil)), len(items) > 0
 }

@@ -178,6 +178,14 @@ func TestAllStopsOnRepeatedPages(t *testing.T) {
 			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=%d>; rel="next"`, r.Host, n+1))
 			fmt.Fprint(w, `[{"id":"w1"}]`)
 		}, 1, 2},
+		{"Link with a nonce, items with a field that changes", func(n int, r *http.Request, w http.ResponseWriter) {
+			if n > 10 {
+				fmt.Fprint(w, `[]`) // a guard for the test: without the fix, it ends here
+				return
+			}
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=2&_=%d>; rel="next"`, r.Host, n))
+			fmt.Fprintf(w, `[{"id":"w1","fetchedAt":%d},{"id":"w2","fetchedAt":%d}]`, n, n)
+		}, 2, 2}, // the IDs repeat: the page is the first one again
 		{"cursors cycling through 30", func(n int, _ *http.Request, w http.ResponseWriter) {
 			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"next_cursor":"c%d","has_more":true}`, n, n%30)
 		}, 31, 31}, // the first page, then c1 to c29 and c0
@@ -199,6 +207,36 @@ func TestAllStopsOnRepeatedPages(t *testing.T) {
 			assert.Len(t, rec.requests(), tt.requests, "stopped at the first repeat")
 		})
 	}
+}
+
+// TestAllFollowsPagesSharingItems: pages that share some items with
+// another (a list shifted by an insertion, IDs that concatenate alike) are
+// not repeats; only a page whose whole ID sequence was read before is.
+func TestAllFollowsPagesSharingItems(t *testing.T) {
+	t.Parallel()
+	pages := []string{
+		`[{"id":"w1"},{"id":"w2"}]`,
+		`[{"id":"w2"},{"id":"w3"}]`, // shifted by one
+		`[{"id":"w3"},{"id":"w4"},{"id":"w5"}]`,
+		`[{"id":"w3"},{"id":"w4"}]`, // a prefix of the page before
+		`[{"id":"ab"},{"id":"c"}]`,
+		`[{"id":"a"},{"id":"bc"}]`, // the same characters, other IDs
+		`[{"name":"no id","n":1}]`,
+		`[{"name":"no id","n":2}]`, // no ID: told apart by their JSON
+		`[]`,
+	}
+	rec := pagedServer(t, func(n int, r *http.Request, w http.ResponseWriter) {
+		w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=%d>; rel="next"`, r.Host, n+1))
+		fmt.Fprint(w, pages[min(n, len(pages))-1])
+	})
+	items, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
+	assert.Empty(t, errs)
+	ids := make([]string, len(items))
+	for i, ws := range items {
+		ids[i] = ws.ID
+	}
+	assert.Equal(t, []string{"w1", "w2", "w2", "w3", "w3", "w4", "w5", "w3", "w4", "ab", "c", "a", "bc", "", ""}, ids)
+	assert.Len(t, rec.requests(), len(pages))
 }
 
 // TestAllStopsOnLongLoops drives servers whose next-page links enter a

@@ -23,6 +23,8 @@ type Project struct {
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
 func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
+func (p *Project) identity() string { return p.ID }
+
 func (p *Project) fields(d *decoder) {
 	d.set((*jsonID)(&p.ID), "id")
 	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")

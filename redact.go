@@ -51,7 +51,7 @@ var (
 	}{
 		{'\\', regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), unescapeJSON},
 		{'%', regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(s string) string { s, _ = url.PathUnescape(s); return s }},
-		{'&', regexp.MustCompile(`&#?[0-9A-Za-z]+;`), html.UnescapeString},
+		{'&', regexp.MustCompile(`&#?[0-9A-Za-z]+;?`), html.UnescapeString}, // HTML makes ';' optional
 	}
 	// embeddedObject is the start of a JSON object, in a string.
 	embeddedObject = regexp.MustCompile(`\{\s*"`)
@@ -267,57 +267,74 @@ const maxSecretValues = 16
 // members of body whose normalised name (lower-case, without '_' and '-')
 // isSecretMember, at any depth; "" and [REDACTED] are left out. ok is
 // false when the body must be withheld rather than redacted: it is not
-// JSON (it was cut short, say), a string holds a JSON object (a gateway
-// quoting its upstream's answer), or it names more than maxSecretValues;
-// values then holds those read before.
+// JSON (it was cut short, say), is nested deeper than maxDepth, a string
+// holds a JSON object (a gateway quoting its upstream's answer), or it
+// names more than maxSecretValues. values then holds those read before
+// the body was found unreadable, and after a JSON object in a string.
 func secretValues(body []byte) (values []string, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
+	s := &secretScan{dec: json.NewDecoder(bytes.NewReader(body))}
+	s.dec.UseNumber()
 	// Any error, io.EOF too, comes from inside a value: the body was cut.
-	for dec.More() {
-		if err := secretsIn(dec, "", &values); err != nil {
-			return values, false
+	for s.dec.More() {
+		if err := s.value("", 0); err != nil {
+			return s.values, false
 		}
 	}
-	return values, true
+	return s.values, !s.withhold
 }
 
-// errWithhold is secretsIn's answer for a body to withhold.
+// maxDepth is how deeply nested a body secretValues reads may be, as
+// encoding/json reads it: a deeper body is withheld.
+const maxDepth = 10000
+
+// errWithhold is secretScan's answer for a body to withhold.
 var errWithhold = errors.New("the body must be withheld")
 
-// secretsIn adds to values the secret values of the JSON value dec reads
-// next, the value of the member name ("" in an array).
-func secretsIn(dec *json.Decoder, name string, values *[]string) error {
-	tok, err := dec.Token()
+// secretScan is the state of secretValues.
+type secretScan struct {
+	dec    *json.Decoder
+	values []string
+	// withhold is set by a string holding a JSON object: the body is
+	// withheld, but read on, as the secrets after it must be known.
+	withhold bool
+}
+
+// value adds to s.values the secret values of the JSON value s.dec reads
+// next, the value of the member name ("" in an array), within depth
+// containers.
+func (s *secretScan) value(name string, depth int) error {
+	tok, err := s.dec.Token()
 	if err != nil {
 		return err
 	}
 	if open, ok := tok.(json.Delim); ok {
-		for dec.More() {
+		if depth == maxDepth {
+			return errWithhold
+		}
+		for s.dec.More() {
 			member := ""
 			if open == '{' {
-				if tok, err = dec.Token(); err != nil {
+				if tok, err = s.dec.Token(); err != nil {
 					return err
 				}
 				member, _ = tok.(string)
 			}
-			if err := secretsIn(dec, member, values); err != nil {
+			if err := s.value(member, depth+1); err != nil {
 				return err
 			}
 		}
-		_, err = dec.Token() // the closing delimiter
+		_, err = s.dec.Token() // the closing delimiter
 		return err
 	}
 	str, _ := tok.(string)
 	var buf [64]byte
+	s.withhold = s.withhold || embeddedObject.MatchString(name) || embeddedObject.MatchString(str)
 	switch {
-	case embeddedObject.MatchString(name) || embeddedObject.MatchString(str):
-		return errWithhold
-	case str == "" || str == redacted || slices.Contains(*values, str) || !isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(name)))):
+	case str == "" || str == redacted || slices.Contains(s.values, str) || !isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(name)))):
 		return nil
-	case len(*values) == maxSecretValues:
+	case len(s.values) == maxSecretValues:
 		return errWithhold
 	}
-	*values = append(*values, str)
+	s.values = append(s.values, str)
 	return nil
 }

@@ -76,6 +76,7 @@ func keyForms(key string) map[string]string {
 		"percent with \\u0025":        strings.ReplaceAll(eachByte("%%%02x"), "%", `\u0025`),
 		"HTML":                        html.EscapeString(key),
 		"HTML decimal":                each("&#%d;"),
+		"HTML decimal, no ';'":        each("&#%d"),
 		"base64":                      base64.StdEncoding.EncodeToString([]byte(key)),
 		"base64 unpadded":             base64.RawStdEncoding.EncodeToString([]byte(key)),
 		"base64 URL":                  base64.URLEncoding.EncodeToString([]byte(key)),
@@ -308,6 +309,11 @@ func TestSecretValues(t *testing.T) {
 		{"not strings", `{"key":123,"token":null,"secret":{"id":"s1"},"apiKey":["a"],"n":1e999}`, nil, true},
 		{"repeats and placeholders", `{"key":"v1","token":"v1","secret":"","apiKey":"[REDACTED]"}`, []string{"v1"}, true},
 		{"JSON in a string", `{"error":"upstream said {\"key\":\"sk_emb_1\"}"}`, nil, false},
+		{"JSON in a string, a secret after it", `{"id":"k1","metadata":"{\"scopes\":[\"read\"]}","key":"sk_new_9a8b7c6d5e4f3a2b1c0d"}`,
+			[]string{"sk_new_9a8b7c6d5e4f3a2b1c0d"}, false},
+		{"a secret as deep as encoding/json reads", strings.Repeat("[", maxDepth-1) + `{"key":"sk_deep_1"}` + strings.Repeat("]", maxDepth-1),
+			[]string{"sk_deep_1"}, true},
+		{"nested deeper than encoding/json reads", strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1), nil, false},
 		{"JSON in a member name", `{"{\"key\":\"sk_emb_1\"}":1}`, nil, false},
 		{"braces that start no object", `{"error":"field {name} is required, {} given"}`, nil, true},
 		{"cut short", `{"error":"boom","key":"sk_new_12`, nil, false},
@@ -326,16 +332,21 @@ func TestSecretValues(t *testing.T) {
 	}
 }
 
-// TestWithSecretsInACutBody: a body cut after a secret is withheld, and
-// the secret read before the cut is still cleaned from other text (the
-// headers and request ID may echo it), whatever Go's encoding/json says
-// of a cut body.
-func TestWithSecretsInACutBody(t *testing.T) {
+// TestWithSecretsInAWithheldBody: a body cut after a secret, or with a
+// string holding a JSON object before one, is withheld, and the secret is
+// still cleaned from other text (the headers and request ID may echo it),
+// whatever Go's encoding/json says of a cut body.
+func TestWithSecretsInAWithheldBody(t *testing.T) {
 	t.Parallel()
 	const secret = "sk_new_SECRET0123456789"
-	r, ok := newRedactor("sk_live_key_0001").withSecretsIn([]byte(`{"key":"` + secret + `", "id": [`))
-	assert.False(t, ok, "a cut body is withheld")
-	assert.Equal(t, "id "+redacted, r.string("id "+secret), "a secret read before the cut is cleaned from a header")
+	for _, body := range []string{
+		`{"key":"` + secret + `", "id": [`,
+		`{"id":"k1","metadata":"{\"scopes\":[\"read\"]}","key":"` + secret + `"}`,
+	} {
+		r, ok := newRedactor("sk_live_key_0001").withSecretsIn([]byte(body))
+		assert.False(t, ok, "withheld: %s", body)
+		assert.Equal(t, "id "+redacted, r.string("id "+secret), "the secret is cleaned from a header: %s", body)
+	}
 }
 
 // TestWithSecretsIn: an error body holding a created key's secret is

@@ -79,6 +79,7 @@ func TestEncodedKeyNeverInAnError(t *testing.T) {
 		{"percents written \\u0025", `{"error":"see /keys?k=` + percents.String() + `"}`, ""},
 		{"Basic credentials echoed", `{"error":"Authorization: Basic ` + basic + `"}`, "Basic " + basic},
 		{"base64 in a message", `{"error":"key ` + base64.RawURLEncoding.EncodeToString([]byte(encodedKey)) + ` refused"}`, ""},
+		{"HTML references without ';'", `{"error":"invalid key ` + htmlNoSemicolons(encodedKey) + `"}`, ""},
 		{"upper-cased", `{"error":"INVALID KEY ` + jsonContent(strings.ToUpper(encodedKey)) + `"}`, "BEARER " + strings.ToUpper(encodedKey)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,4 +102,63 @@ func TestEncodedKeyNeverInAnError(t *testing.T) {
 			assert.Contains(t, string(apiErr.Body), "[REDACTED]", "the body is shown, redacted")
 		})
 	}
+}
+
+// htmlNoSemicolons writes each character of s as an HTML decimal reference
+// without its optional ';'.
+func htmlNoSemicolons(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, "&#%d", r)
+	}
+	return b.String()
+}
+
+// TestCreatedSecretCleanedWhenBodyWithheld: an API key answer, a success
+// or a failure, whose body must be withheld (a string in it holds a JSON
+// object) and whose header echoes the created secret named after that
+// string: neither the Response nor the error shows the secret, in any
+// output.
+func TestCreatedSecretCleanedWhenBodyWithheld(t *testing.T) {
+	t.Parallel()
+	const created = "sk_new_9a8b7c6d5e4f3a2b1c0d"
+	body := `{"id":"k1","name":"ci","metadata":"{\"scopes\":[\"read\"]}","key":"` + created + `"}`
+	for _, status := range []int{http.StatusCreated, http.StatusInternalServerError} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(status, body, "X-Api-Key", created))
+			c := newClient(t, rec.srv.URL, seoapi.WithMaxRetries(0))
+			_, resp, err := c.APIKeys.Create(context.Background(), "w1", &seoapi.APIKeyCreateRequest{Name: "ci"})
+			require.NotNil(t, resp)
+			assert.Equal(t, "[REDACTED]", resp.Header.Get("X-Api-Key"))
+			if status == http.StatusCreated {
+				require.NoError(t, err)
+				return
+			}
+			var apiErr *seoapi.APIError
+			require.True(t, errors.As(err, &apiErr))
+			assert.Nil(t, apiErr.Body, "withheld")
+			asJSON, jerr := json.Marshal(err)
+			require.NoError(t, jerr)
+			for _, out := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err), fmt.Sprintf("%#v", *apiErr), string(asJSON), fmt.Sprint(apiErr.Header)} {
+				assert.NotContains(t, out, created)
+			}
+		})
+	}
+}
+
+// TestDeeplyNestedCreateAnswer: a 201 answer to APIKeys.Create nested far
+// deeper than encoding/json reads fails with ErrUnexpectedResponse, its
+// body withheld, instead of exhausting the stack.
+func TestDeeplyNestedCreateAnswer(t *testing.T) {
+	t.Parallel()
+	const depth = 2 << 20
+	rec := newRecorder(t, respond(http.StatusCreated, strings.Repeat("[", depth)+strings.Repeat("]", depth)))
+	c := newClient(t, rec.srv.URL, seoapi.WithMaxRetries(0))
+	key, _, err := c.APIKeys.Create(context.Background(), "w1", &seoapi.APIKeyCreateRequest{Name: "ci"})
+	assert.Nil(t, key)
+	require.ErrorIs(t, err, seoapi.ErrUnexpectedResponse)
+	var apiErr *seoapi.APIError
+	require.True(t, errors.As(err, &apiErr))
+	assert.Nil(t, apiErr.Body, "withheld")
 }

@@ -23,6 +23,8 @@ type Workspace struct {
 // type is left zero.
 func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(data, w) }
 
+func (w *Workspace) identity() string { return w.ID }
+
 func (w *Workspace) fields(d *decoder) {
 	d.set((*jsonID)(&w.ID), "id")
 	d.set(&w.Name, "name")
