@@ -192,9 +192,9 @@ type pager[T any] struct {
 	url    string // the URL of the next page; "" once the list has ended
 	tokens bool   // whether each page gets its Next token
 	// seen holds the SHA-256 of the URL of each page asked for and of the
-	// item IDs of each page read (see itemsSum): a server that announces a page again, or
-	// ignores the page or cursor asked for and sends a page again, is
-	// stopped before any item is yielded twice.
+	// item IDs of each page read (see itemsSum): a server that announces a
+	// page again, or ignores the page or cursor asked for and sends a page
+	// again, is stopped before any item is yielded twice.
 	seen map[[sha256.Size]byte]bool
 }
 
