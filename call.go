@@ -195,28 +195,11 @@ func (cl *call) prepare(req *http.Request) error {
 		req.Body = newSentBody(cl.body, left)
 	}
 	req.GetBody = func() (io.ReadCloser, error) {
-		// A transport sends a GetBody copy in place of the body, or again
-		// after a failure it takes for a refusal (net/http's HTTP/2 after
-		// a stream reset): a second copy of a write that may have left
-		// fails when read. http.Client also takes a copy for a 307 or 308
-		// redirect before asking checkRedirect, which never follows one
-		// for a write, so that copy is never read.
-		if left.Swap(true) && !cl.idem {
-			return refusedBody{}, nil
-		}
+		left.Store(true)
 		return newSentBody(cl.body, left), nil
 	}
 	return nil
 }
-
-// refusedBody is the body GetBody gives a write that may have left
-// already: reading it fails, so the write is not sent again.
-type refusedBody struct{}
-
-func (refusedBody) Read([]byte) (int, error) { return 0, errNoResend }
-func (refusedBody) Close() error             { return nil }
-
-var errNoResend = errors.New("seoapi: a write that may have reached the server is not sent again")
 
 // backoff is go-retryablehttp's Backoff: the wait settle decided.
 func (cl *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {

@@ -57,44 +57,6 @@ func TestWriteSentFromAGetBodyCopyIsNotRepeated(t *testing.T) {
 	assert.Len(t, after, len(before)+1, "the create was sent more than once")
 }
 
-// resendingTransport sends each request, then sends it once more from a
-// GetBody copy and returns that answer, as net/http's HTTP/2 transport does
-// after a stream reset it takes for a refusal (PROTOCOL_ERROR, GOAWAY).
-type resendingTransport struct{ next http.RoundTripper }
-
-func (t resendingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(r)
-	if err != nil || r.GetBody == nil {
-		return resp, err
-	}
-	resp.Body.Close()
-	body, err := r.GetBody()
-	if err != nil {
-		return nil, err
-	}
-	again := r.Clone(r.Context())
-	again.Body = body
-	return t.next.RoundTrip(again)
-}
-
-// TestTransportCannotResendAWrite: a transport that would send a write
-// again from GetBody after the first copy was sent gets no copy: the
-// server sees one create, and the call says its outcome is unknown.
-func TestTransportCannotResendAWrite(t *testing.T) {
-	t.Parallel()
-	hc := &http.Client{Transport: resendingTransport{http.DefaultTransport}}
-	_, c, _ := newFake(t, seoapi.WithHTTPClient(hc))
-	before, _, err := c.Workspaces.List(context.Background(), nil)
-	require.NoError(t, err)
-
-	_, _, err = c.Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "once"})
-	require.ErrorIs(t, err, seoapi.ErrOutcomeUnknown)
-
-	after, _, err := c.Workspaces.List(context.Background(), nil)
-	require.NoError(t, err)
-	assert.Len(t, after, len(before)+1, "the create was sent more than once")
-}
-
 // closedURL returns the URL of a server that no longer listens: a
 // connection to it is refused.
 func closedURL(t *testing.T) string {
