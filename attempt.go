@@ -251,7 +251,7 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 
 // mayHaveLeft is the one answer to "may this attempt's request have
 // reached the server?": yes once it was answered; no when a request with
-// a body was never marked as possibly sent (call.left: the built-in
+// a body was never marked as possibly sent (attemptMarks.left: the built-in
 // transport had no connection for it, or a caller's transport neither
 // read nor copied its body), or when the connection never opened (a dial
 // or a TLS handshake that failed). When the caller's context has ended, err
@@ -262,7 +262,7 @@ func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
 	switch {
 	case errors.As(err, &cut):
 		return true
-	case cl.body != nil && !cl.left.Load():
+	case cl.body != nil && !cl.marks.Load().left.Load():
 		return false
 	case ctx.Err() != nil:
 		return true

@@ -79,10 +79,9 @@ type call struct {
 	obs    *observation
 	rc     retryablehttp.Client // the loop that runs the attempts
 
-	// left is set once the current attempt's request may have left: when
-	// the transport the SDK built has a connection for it (trace), or
-	// when a caller's transport read or copied its body.
-	left         *atomic.Bool
+	// marks are what is known of the current attempt's request (see
+	// attemptMarks); the trace's hooks may run on net/http's goroutines.
+	marks        atomic.Pointer[attemptMarks]
 	trace        httptrace.ClientTrace
 	attemptStart time.Time
 	attempts     int    // attempts sent
@@ -110,16 +109,27 @@ func (c *Client) newCall(ep *endpoint, method string, body []byte) *call {
 	return &call{client: c, ep: ep, idem: idempotent(method), body: body}
 }
 
+// attemptMarks are what is known of one attempt's request. left is set
+// once it may have left: the transport the SDK built has a connection for
+// it, or a caller's transport read or copied its body. written is set
+// once the transport the SDK built reports it written whole.
+type attemptMarks struct{ left, written atomic.Bool }
+
 // context returns the context the call's request must carry. A request
 // with a body sent through the transport the SDK built gets a trace that
-// marks the current attempt's request as possibly sent once net/http's
-// Transport has a connection for it: net/http calls GotConn within
-// RoundTrip, before it writes anything.
+// marks the current attempt: left once net/http has a connection for it
+// (it calls GotConn within RoundTrip, before it writes anything), written
+// once net/http wrote it whole.
 func (cl *call) context(ctx context.Context) context.Context {
 	if ctx == nil || cl.body == nil || !cl.client.transport.builtIn {
 		return ctx
 	}
-	cl.trace.GotConn = func(httptrace.GotConnInfo) { cl.left.Store(true) }
+	cl.trace.GotConn = func(httptrace.GotConnInfo) { cl.marks.Load().left.Store(true) }
+	cl.trace.WroteRequest = func(w httptrace.WroteRequestInfo) {
+		if w.Err == nil {
+			cl.marks.Load().written.Store(true)
+		}
+	}
 	return httptrace.WithClientTrace(ctx, &cl.trace)
 }
 
@@ -181,11 +191,12 @@ func (cl *call) run(req *http.Request, v any) (*Response, error) {
 // whether it was read or copied.
 func (cl *call) prepare(req *http.Request) error {
 	cl.attemptStart = cl.client.now()
-	cl.left = new(atomic.Bool)
+	marks := new(attemptMarks)
+	cl.marks.Store(marks)
 	if cl.body == nil {
 		return nil
 	}
-	left := cl.left
+	left := &marks.left
 	req.ContentLength = int64(len(cl.body))
 	if cl.trace.GotConn != nil {
 		// A reader net/http knows to be in memory goes out in the same
@@ -195,11 +206,27 @@ func (cl *call) prepare(req *http.Request) error {
 		req.Body = newSentBody(cl.body, left)
 	}
 	req.GetBody = func() (io.ReadCloser, error) {
+		if marks.written.Load() && !cl.idem {
+			// net/http's HTTP/2 sends a request again after a stream reset
+			// it takes for a refusal, also when the server read it whole.
+			return refusedBody{}, nil
+		}
 		left.Store(true)
 		return newSentBody(cl.body, left), nil
 	}
 	return nil
 }
+
+// refusedBody is the copy GetBody gives a write that net/http wrote whole:
+// reading it fails, so it is not sent again. http.Client also takes a copy
+// for a 307 or 308 before checkRedirect, which never follows one for a
+// write, refuses it: that copy is never read.
+type refusedBody struct{}
+
+func (refusedBody) Read([]byte) (int, error) { return 0, errNoResend }
+func (refusedBody) Close() error             { return nil }
+
+var errNoResend = errors.New("seoapi: a write the transport wrote whole is not sent again")
 
 // backoff is go-retryablehttp's Backoff: the wait settle decided.
 func (cl *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {

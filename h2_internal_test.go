@@ -1,0 +1,113 @@
+package seoapi
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/binary"
+	"io"
+	"math/big"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestHTTP2ResetDoesNotResendAWrite: net/http's HTTP/2 transport sends a
+// request again from GetBody after the server resets its stream with
+// PROTOCOL_ERROR, also when the server read it whole. A create through the
+// built-in transport is not sent again: it ends in ErrOutcomeUnknown, and
+// the server reads it once.
+func TestHTTP2ResetDoesNotResendAWrite(t *testing.T) {
+	t.Parallel()
+	cert, pool := selfSignedCert(t)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	var posts atomic.Int32
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serveResettingH2(conn, &posts)
+		}
+	}()
+
+	c, err := NewClient("https://"+ln.Addr().String(), "sk_test_0123456789abcdef", WithoutRateLimit())
+	require.NoError(t, err)
+	require.True(t, c.transport.builtIn)
+	c.transport.next = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang, measures nothing
+	defer cancel()
+	_, _, err = c.Workspaces.Create(ctx, &WorkspaceCreateRequest{Name: "once"})
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	require.EqualValues(t, 1, posts.Load(), "the server read the create more than once")
+}
+
+// serveResettingH2 speaks just enough HTTP/2 on conn: it resets the first
+// request it reads whole with PROTOCOL_ERROR and answers any later one
+// with 200 and a workspace.
+func serveResettingH2(conn net.Conn, posts *atomic.Int32) {
+	defer conn.Close()
+	if _, err := io.ReadFull(conn, make([]byte, 24)); err != nil { // the client preface
+		return
+	}
+	writeFrame(conn, 4, 0, 0, nil) // SETTINGS
+	for {
+		head := make([]byte, 9)
+		if _, err := io.ReadFull(conn, head); err != nil {
+			return
+		}
+		payload := make([]byte, int(head[0])<<16|int(head[1])<<8|int(head[2]))
+		if _, err := io.ReadFull(conn, payload); err != nil {
+			return
+		}
+		typ, flags, stream := head[3], head[4], binary.BigEndian.Uint32(head[5:])&0x7fffffff
+		switch {
+		case typ == 4 && flags&1 == 0:
+			writeFrame(conn, 4, 1, 0, nil) // SETTINGS ACK
+		case (typ == 0 || typ == 1) && flags&1 != 0: // DATA or HEADERS with END_STREAM: read whole
+			if posts.Add(1) == 1 {
+				writeFrame(conn, 3, 0, stream, []byte{0, 0, 0, 1}) // RST_STREAM PROTOCOL_ERROR
+				continue
+			}
+			writeFrame(conn, 1, 4, stream, []byte{0x88}) // HEADERS :status 200
+			writeFrame(conn, 0, 1, stream, []byte(`{"id":"w1","name":"once"}`))
+		}
+	}
+}
+
+// writeFrame writes one HTTP/2 frame.
+func writeFrame(w io.Writer, typ, flags byte, stream uint32, payload []byte) {
+	head := []byte{byte(len(payload) >> 16), byte(len(payload) >> 8), byte(len(payload)), typ, flags, 0, 0, 0, 0}
+	binary.BigEndian.PutUint32(head[5:], stream)
+	w.Write(append(head, payload...)) //nolint:errcheck // the client sees a broken connection
+}
+
+// selfSignedCert returns a certificate for 127.0.0.1 and a pool that
+// trusts it.
+func selfSignedCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	require.NoError(t, err)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	require.NoError(t, err)
+	leaf, err := x509.ParseCertificate(der)
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
