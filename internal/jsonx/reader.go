@@ -38,10 +38,6 @@ func Read(data []byte, read func(r *Reader)) bool {
 	return !r.failed && skipSpace(data, r.pos) == len(data)
 }
 
-// Valid reports whether data is one valid JSON value surrounded by
-// optional white space, as encoding/json's Valid does.
-func Valid(data []byte) bool { return Read(data, func(r *Reader) { r.Value() }) }
-
 // Seek moves r to index pos of its data, such as the start of a value
 // that was validated earlier, and clears a failure.
 func (r *Reader) Seek(pos int) { r.pos, r.failed = min(max(pos, 0), len(r.data)), false }
