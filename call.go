@@ -199,8 +199,9 @@ func (cl *call) prepare(req *http.Request) error {
 	left := &marks.left
 	req.ContentLength = int64(len(cl.body))
 	if cl.trace.GotConn != nil {
-		// A reader net/http knows to be in memory goes out in the same
-		// write as the headers.
+		// Only where the trace marks the attempt: a reader net/http knows
+		// to be in memory records no read, and goes out in the same write
+		// as the headers.
 		req.Body = io.NopCloser(bytes.NewReader(cl.body))
 	} else {
 		req.Body = newSentBody(cl.body, left)
