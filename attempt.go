@@ -26,14 +26,14 @@ import (
 
 // result is what one attempt came to, worked out once by settle.
 type result struct {
-	resp     *http.Response // the answer used; nil when there is none
-	data     []byte         // its body, read whole within the cap
-	tooLarge bool           // a 2xx body over the cap: data holds its start
+	resp *http.Response // the answer used; nil when there is none
+	data []byte         // its body, read whole within the cap
 	// redact cleans what the answer shows: of the key, and for an endpoint
 	// that creates a secret, of every secret the body names; withhold is
 	// set when an error must not show the body at all.
 	redact   *redactor
 	withhold bool
+	tooLarge bool        // a 2xx body over the cap: data holds its start
 	rate     rateHeaders // what resp's headers say, read once
 	// link is the Link header as the server sent it: a next link that
 	// holds the key fails its page (fetchList) instead of being redacted.
@@ -47,7 +47,6 @@ type result struct {
 	status      int  // the status the attempt ended with, also beside an error
 	sent        bool // the limiter let the request go
 	mayHaveLeft bool // it may have reached the server (a failure only)
-
 	retry       bool // another attempt follows, after wait
 	wait        time.Duration
 	refusedWait time.Duration // a wait the policy refused: the server's, or the limiter's

@@ -74,7 +74,6 @@ type call struct {
 	client *Client
 	ep     *endpoint
 	req    *http.Request // as the caller gave it: its URL is the one errors name
-	idem   bool          // whether repeating the request can do no harm
 	body   []byte        // the request body, read once; nil when there is none
 	obs    *observation
 	rc     retryablehttp.Client // the loop that runs the attempts
@@ -82,10 +81,11 @@ type call struct {
 	// marks are what is known of the current attempt's request (see
 	// attemptMarks); the trace's hooks may run on net/http's goroutines.
 	marks        atomic.Pointer[attemptMarks]
-	trace        httptrace.ClientTrace
 	attemptStart time.Time
 	attempts     int    // attempts sent
 	last         result // the latest attempt's, as settle worked it out
+	idem         bool   // whether repeating the request can do no harm
+	traced       bool   // the request carries the trace that sets the marks
 	// effect is set once an attempt that was not the last may have taken
 	// effect (it may have left and got no answer, or a 5xx).
 	effect bool
@@ -124,13 +124,15 @@ func (cl *call) context(ctx context.Context) context.Context {
 	if ctx == nil || cl.body == nil || !cl.client.transport.builtIn {
 		return ctx
 	}
-	cl.trace.GotConn = func(httptrace.GotConnInfo) { cl.marks.Load().left.Store(true) }
-	cl.trace.WroteRequest = func(w httptrace.WroteRequestInfo) {
-		if w.Err == nil {
-			cl.marks.Load().written.Store(true)
-		}
-	}
-	return httptrace.WithClientTrace(ctx, &cl.trace)
+	cl.traced = true
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		GotConn: func(httptrace.GotConnInfo) { cl.marks.Load().left.Store(true) },
+		WroteRequest: func(w httptrace.WroteRequestInfo) {
+			if w.Err == nil {
+				cl.marks.Load().written.Store(true)
+			}
+		},
+	})
 }
 
 // send is the one path every call takes.
@@ -198,7 +200,7 @@ func (cl *call) prepare(req *http.Request) error {
 	}
 	left := &marks.left
 	req.ContentLength = int64(len(cl.body))
-	if cl.trace.GotConn != nil {
+	if cl.traced {
 		// Only where the trace marks the attempt: a reader net/http knows
 		// to be in memory records no read, and goes out in the same write
 		// as the headers.
