@@ -116,12 +116,13 @@ func (c *Client) newCall(ep *endpoint, method string, body []byte) *call {
 type attemptMarks struct{ left, written atomic.Bool }
 
 // context returns the context the call's request must carry. A request
-// with a body sent through the transport the SDK built gets a trace that
-// marks the current attempt: left once net/http has a connection for it
-// (it calls GotConn within RoundTrip, before it writes anything), written
-// once net/http wrote it whole.
+// with a body gets a trace that marks the current attempt: left once
+// net/http has a connection for it (it calls GotConn within RoundTrip,
+// before it writes anything), written once net/http wrote it whole. A
+// caller's transport that sends other requests with the same context
+// marks the attempt too early, which only makes the SDK more careful.
 func (cl *call) context(ctx context.Context) context.Context {
-	if ctx == nil || cl.body == nil || !cl.client.transport.builtIn {
+	if ctx == nil || cl.body == nil {
 		return ctx
 	}
 	cl.traced = true
@@ -200,10 +201,10 @@ func (cl *call) prepare(req *http.Request) error {
 	}
 	left := &marks.left
 	req.ContentLength = int64(len(cl.body))
-	if cl.traced {
-		// Only where the trace marks the attempt: a reader net/http knows
-		// to be in memory records no read, and goes out in the same write
-		// as the headers.
+	if cl.traced && cl.client.transport.builtIn {
+		// Only where the trace certainly marks the attempt: a reader
+		// net/http knows to be in memory records no read, and goes out in
+		// the same write as the headers.
 		req.Body = io.NopCloser(bytes.NewReader(cl.body))
 	} else {
 		req.Body = newSentBody(cl.body, left)

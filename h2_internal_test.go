@@ -21,35 +21,65 @@ import (
 
 // TestHTTP2ResetDoesNotResendAWrite: net/http's HTTP/2 transport sends a
 // request again from GetBody after the server resets its stream with
-// PROTOCOL_ERROR, also when the server read it whole. A create through the
-// built-in transport is not sent again: it ends in ErrOutcomeUnknown, and
-// the server reads it once.
+// PROTOCOL_ERROR, also when the server read it whole. A create is not sent
+// again, through the built-in transport or a caller's: it ends in
+// ErrOutcomeUnknown, and the server reads it once.
 func TestHTTP2ResetDoesNotResendAWrite(t *testing.T) {
 	t.Parallel()
+	h2 := func(pool *x509.CertPool) *http.Transport {
+		return &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	}
+	tests := []struct {
+		name   string
+		client func(t *testing.T, base string, pool *x509.CertPool) *Client
+	}{
+		{"built-in transport", func(t *testing.T, base string, pool *x509.CertPool) *Client {
+			c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit())
+			require.NoError(t, err)
+			require.True(t, c.transport.builtIn)
+			c.transport.next = h2(pool)
+			return c
+		}},
+		{"caller's transport", func(t *testing.T, base string, pool *x509.CertPool) *Client {
+			hc := &http.Client{Transport: h2(pool)}
+			c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit(), WithHTTPClient(hc))
+			require.NoError(t, err)
+			return c
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base, pool, posts := startResettingH2(t)
+			c := tt.client(t, base, pool)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang, measures nothing
+			defer cancel()
+			_, _, err := c.Workspaces.Create(ctx, &WorkspaceCreateRequest{Name: "once"})
+			require.ErrorIs(t, err, ErrOutcomeUnknown)
+			require.EqualValues(t, 1, posts.Load(), "the server read the create more than once")
+		})
+	}
+}
+
+// startResettingH2 starts a TLS server that speaks HTTP/2 with
+// serveResettingH2, and returns its base URL, the pool that trusts it and
+// the count of requests it read whole.
+func startResettingH2(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
 	cert, pool := selfSignedCert(t)
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}})
 	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
-	var posts atomic.Int32
+	posts := new(atomic.Int32)
 	go func() {
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go serveResettingH2(conn, &posts)
+			go serveResettingH2(conn, posts)
 		}
 	}()
-
-	c, err := NewClient("https://"+ln.Addr().String(), "sk_test_0123456789abcdef", WithoutRateLimit())
-	require.NoError(t, err)
-	require.True(t, c.transport.builtIn)
-	c.transport.next = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang, measures nothing
-	defer cancel()
-	_, _, err = c.Workspaces.Create(ctx, &WorkspaceCreateRequest{Name: "once"})
-	require.ErrorIs(t, err, ErrOutcomeUnknown)
-	require.EqualValues(t, 1, posts.Load(), "the server read the create more than once")
+	return "https://" + ln.Addr().String(), pool, posts
 }
 
 // serveResettingH2 speaks just enough HTTP/2 on conn: it resets the first
