@@ -12,18 +12,6 @@ import (
 	"time"
 )
 
-// An attempt, in the order it happens. go-retryablehttp's loop runs the
-// attempts of a call; http.Client follows a redirect that stays under the
-// base URL; each hop is one RoundTrip of hopTransport:
-//
-//	RoundTrip  the limiter's turn -> send -> tell the limiter the request was answered
-//	settle     the headers cleaned of the key and read once -> the body read, capped ->
-//	           the server's hold told to the limiter -> one result (classify) ->
-//	           whether another attempt follows, and after how long (decide)
-//
-// settle is the loop's CheckRetry; the loop's other hooks only read the
-// result it recorded in call.last.
-
 // result is what one attempt came to, worked out once by settle.
 type result struct {
 	resp *http.Response // the answer used; nil when there is none

@@ -61,15 +61,18 @@ func checkDestination(v any) error {
 	return nil
 }
 
-// call is one call: its request, and what its attempts came to. go-retryablehttp
-// runs the attempts; its hooks are the call's methods:
+// call is one call: its request, and what its attempts came to.
+// go-retryablehttp's loop runs the attempts; http.Client follows a
+// redirect that stays under the base URL; each hop is one RoundTrip of
+// hopTransport. In the order it happens:
 //
-//	prepare  each attempt gets a fresh copy of the body, which records whether it was read
-//	settle   the attempt's answer read and classified once into a result, and the decision
-//	         whether another attempt follows (see attempt.go)
-//	backoff  the wait settle decided
-//
-// and run turns the last result into the call's value, Response and error.
+//	prepare    the attempt gets a fresh copy of the body, which records whether it was read
+//	RoundTrip  the limiter's turn -> send -> tell the limiter the request was answered
+//	settle     the headers cleaned of the key and read once -> the body read, capped ->
+//	           the server's hold told to the limiter -> one result (answered or failed) ->
+//	           whether another attempt follows, and after how long (decide) -> record
+//	backoff    the wait settle decided
+//	finish     the last result becomes the call's value, Response and error
 type call struct {
 	client *Client
 	ep     *endpoint
