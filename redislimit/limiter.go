@@ -220,7 +220,8 @@ func (l *Limiter) acquire(ctx context.Context, answered bool) (func(), error) {
 	return l.answerer(ctx, member), nil
 }
 
-// waitSlot reserves a slot for member and sleeps until its time. A
+// waitSlot reserves a slot for member and sleeps until its time, then
+// asks again: the script lets it go unless a hold was stored meanwhile. A
 // request that the reserve (WithReserve) holds back sleeps without a
 // place in line and asks again. down is Redis's error, when it failed.
 func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (down, err error) {
@@ -236,15 +237,18 @@ func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (d
 		}
 		l.cameBack()
 		l.holdSeen.Store(r.held)
-		if err := l.take(ctx, member, r, waited); err != nil || r.reserved {
+		if err := l.take(ctx, member, r, waited); err != nil || r.reserved && r.delay == 0 {
 			return nil, err
 		}
 	}
 }
 
 // take waits for r's delay, or refuses the wait; a reserved slot that
-// will not be used is given back.
+// will not be used is given back. A slot due now has nothing to refuse.
 func (l *Limiter) take(ctx context.Context, member string, r reservation, waited time.Duration) error {
+	if r.delay == 0 {
+		return nil
+	}
 	err := l.checkWait(ctx, r, waited)
 	if err == nil {
 		err = sleep(ctx, r.delay)

@@ -475,6 +475,77 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	}
 }
 
+// holdWhenQueued stores a hold of an hour through other once a
+// reservation comes back with a slot that is not due yet, so that the
+// hold is stored while that slot's request waits for it.
+type holdWhenQueued struct {
+	other *Limiter
+	once  sync.Once
+}
+
+func (h *holdWhenQueued) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *holdWhenQueued) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if c, ok := cmd.(*redis.Cmd); ok {
+			// The reserve script's answer: a slot reserved, a delay ahead.
+			if v, e := c.Int64Slice(); e == nil && len(v) == 5 && v[3] == 1 && v[0] > 0 {
+				h.once.Do(func() { h.other.Feedback(context.Background(), seoapi.RateFeedback{Hold: time.Hour}) })
+			}
+		}
+		return err
+	}
+}
+func (h *holdWhenQueued) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestQueuedRequestWaitsForAHoldSetMeanwhile: a request waiting for its
+// slot of the fleet's second is not let go inside a hold that another
+// process stored while it waited. It waits for the hold as a new request
+// would: an hour here, beyond the max wait, so it is refused and gives its
+// slot back.
+func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	for _, acquire := range []bool{false, true} {
+		t.Run(map[bool]string{false: "Wait", true: "Acquire"}[acquire], func(t *testing.T) {
+			t.Parallel()
+			name := "queued-" + map[bool]string{false: "wait", true: "acquire"}[acquire]
+			rdb := srv.Client()
+			rdb.AddHook(&holdWhenQueued{other: newTestLimiter(t, srv.Client(), name)})
+			lim := newTestLimiter(t, rdb, name, WithLimits(100, 1))
+			take := func() error {
+				if !acquire {
+					return lim.Wait(context.Background())
+				}
+				answered, err := lim.Acquire(context.Background())
+				if err == nil {
+					answered()
+				}
+				return err
+			}
+			if err := take(); err != nil {
+				t.Fatal(err)
+			}
+			err := take() // queued a second behind the first; the hold comes meanwhile
+			lim.side.Wait()
+			if n, _ := rdb.Exists(context.Background(), lim.keys[1]).Result(); n != 1 {
+				t.Fatal("no hold was stored while the request waited")
+			}
+			if err == nil {
+				t.Fatal("the queued request was let go inside the hold stored while it waited")
+			}
+			if !errors.Is(err, seoapi.ErrRateLimited) || !strings.Contains(err.Error(), "server rate limit (fleet hold)") {
+				t.Fatalf("queued request: %v, want a refusal naming the fleet's hold", err)
+			}
+			if n := len(scores(t, rdb, name)); n != 1 {
+				t.Errorf("%d slots after the refusal, want 1", n)
+			}
+		})
+	}
+}
+
 func TestLocalHoldWhileRedisDown(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)

@@ -38,6 +38,11 @@ package redislimit
 // line ahead of limiters without a reserve, and the caller asks again
 // after the delay.
 //
+// A member already in the hour is a request back when its slot is due:
+// it goes (delay 0, reserved) unless a hold was stored while it waited.
+// Then its slot is given back and it asks again like a new request, so
+// that nothing is let go inside a hold.
+//
 // Members leave the hour only when they leave it (or are given back),
 // never by rank: a slot given back lets the next one be earlier than it
 // was, and its window may then still hold a member that a trim by rank
@@ -54,8 +59,13 @@ local function us(x) return string.format('%.0f', x) end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', us(now - hourW))
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', us(now))
-local at, why, held = now, 0, 0
 local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
+if redis.call('ZSCORE', KEYS[1], ARGV[8]) then
+  if hold <= now then return {0, 0, 0, 1, 0} end
+  redis.call('ZREM', KEYS[1], ARGV[8])
+  redis.call('ZREM', KEYS[3], ARGV[8])
+end
+local at, why, held = now, 0, 0
 if hold > at then at, why, held = hold, 1, 1 end
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
 if last and tonumber(last) + spacing > at then
