@@ -190,7 +190,7 @@ func TestReserveTakesNoPlaceInLine(t *testing.T) {
 			batchRDB.AddHook(hook)
 			batch := newTestLimiter(t, batchRDB, name, WithLimits(10000, perSecond), WithReserve(0, reserve))
 			service := newTestLimiter(t, srv.Client(), name, WithLimits(10000, perSecond), WithMaxWait(2*time.Second))
-			if err := batch.reserveScript.Load(context.Background(), batchRDB).Err(); err != nil {
+			if err := reserveScript.Load(context.Background(), batchRDB).Err(); err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
@@ -206,7 +206,7 @@ func TestReserveTakesNoPlaceInLine(t *testing.T) {
 			}
 			defer func() { cancel(); wg.Wait(); batch.side.Wait() }()
 			// Every goroutine of the batch has asked once, at least.
-			for hook.count(batch.reserveScript) < goroutines {
+			for hook.count(reserveScript) < goroutines {
 				runtime.Gosched()
 			}
 			rdb := srv.Client()
