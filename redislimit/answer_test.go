@@ -3,6 +3,7 @@ package redislimit
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -151,30 +152,28 @@ func TestAnsweredLeavesGivenBackSlot(t *testing.T) {
 	}
 }
 
-// scriptHook counts the scripts a client runs, by SHA1.
-type scriptHook struct {
+// scriptRuns counts the scripts a client ran with EVALSHA, by SHA1.
+type scriptRuns struct {
 	mu   sync.Mutex
 	runs map[string]int
 }
 
-func (h *scriptHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *scriptHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if args := cmd.Args(); len(args) > 1 && (cmd.Name() == "evalsha" || cmd.Name() == "eval") {
-			if sha, ok := args[1].(string); ok {
-				h.mu.Lock()
-				h.runs[sha]++
-				h.mu.Unlock()
+// countScripts counts the scripts rdb runs from now on.
+func countScripts(rdb *redis.Client) *scriptRuns {
+	h := &scriptRuns{runs: map[string]int{}}
+	rdb.AddHook(afterHook(func(cmds ...redis.Cmder) {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		for _, cmd := range cmds {
+			if args := cmd.Args(); cmd.Name() == "evalsha" && len(args) > 1 {
+				h.runs[fmt.Sprint(args[1])]++
 			}
 		}
-		return next(ctx, cmd)
-	}
-}
-func (h *scriptHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
+	}))
+	return h
 }
 
-func (h *scriptHook) count(s *redis.Script) int {
+func (h *scriptRuns) count(s *redis.Script) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.runs[s.Hash()]
@@ -188,8 +187,7 @@ func TestClientTellsTheAnswer(t *testing.T) {
 	srv := startRedis(t)
 	api := startFleetAPI(t, nil)
 	rdb := srv.Client()
-	hook := &scriptHook{runs: map[string]int{}}
-	rdb.AddHook(hook)
+	hook := countScripts(rdb)
 	lim := newTestLimiter(t, rdb, "client-answers")
 	// Load the script, so that every run is an EVALSHA counted by hash.
 	if err := answerScript.Load(context.Background(), rdb).Err(); err != nil {

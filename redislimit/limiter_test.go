@@ -381,7 +381,7 @@ func TestOutageSparesRedis(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.Client()
 	var sent atomic.Int32
-	rdb.AddHook(countHook{&sent})
+	rdb.AddHook(afterHook(func(...redis.Cmder) { sent.Add(1) }))
 	lim, err := New(rdb, "spare", WithFallback(&countingLimiter{}), WithLogger(slog.New(&records{})))
 	if err != nil {
 		t.Fatal(err)
@@ -397,29 +397,12 @@ func TestOutageSparesRedis(t *testing.T) {
 	}
 }
 
-// countHook counts the commands (and pipelines) a client sends.
-type countHook struct{ n *atomic.Int32 }
-
-func (h countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
 func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.Client()
 	var sent atomic.Int32
-	rdb.AddHook(countHook{&sent})
+	rdb.AddHook(afterHook(func(...redis.Cmder) { sent.Add(1) }))
 	a := newTestLimiter(t, rdb, "hold")
 	b := newTestLimiter(t, rdb, "hold", WithMaxWait(100*time.Millisecond))
 	ctx := context.Background()
@@ -475,31 +458,6 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	}
 }
 
-// holdWhenQueued stores a hold of an hour through other once a
-// reservation comes back with a slot that is not due yet, so that the
-// hold is stored while that slot's request waits for it.
-type holdWhenQueued struct {
-	other *Limiter
-	once  sync.Once
-}
-
-func (h *holdWhenQueued) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *holdWhenQueued) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if c, ok := cmd.(*redis.Cmd); ok {
-			// The reserve script's answer: a slot reserved, a delay ahead.
-			if v, e := c.Int64Slice(); e == nil && len(v) == 5 && v[3] == 1 && v[0] > 0 {
-				h.once.Do(func() { h.other.Feedback(context.Background(), seoapi.RateFeedback{Hold: time.Hour}) })
-			}
-		}
-		return err
-	}
-}
-func (h *holdWhenQueued) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-
 // TestQueuedRequestWaitsForAHoldSetMeanwhile: a request waiting for its
 // slot of the fleet's second is not let go inside a hold that another
 // process stored while it waited. It waits for the hold as a new request
@@ -508,15 +466,28 @@ func (h *holdWhenQueued) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	for _, acquire := range []bool{false, true} {
-		t.Run(map[bool]string{false: "Wait", true: "Acquire"}[acquire], func(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		acquire bool
+	}{{"Wait", false}, {"Acquire", true}} {
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			name := "queued-" + map[bool]string{false: "wait", true: "acquire"}[acquire]
+			name := "queued-" + tc.name
 			rdb := srv.Client()
-			rdb.AddHook(&holdWhenQueued{other: newTestLimiter(t, srv.Client(), name)})
+			other := newTestLimiter(t, srv.Client(), name)
+			var once sync.Once
+			rdb.AddHook(afterHook(func(cmds ...redis.Cmder) {
+				// The reserve script's answer: a slot reserved, a delay
+				// ahead. Store the hold while its request waits for it.
+				if c, ok := cmds[0].(*redis.Cmd); ok {
+					if v, err := c.Int64Slice(); err == nil && len(v) == 5 && v[3] == 1 && v[0] > 0 {
+						once.Do(func() { other.Feedback(context.Background(), seoapi.RateFeedback{Hold: time.Hour}) })
+					}
+				}
+			}))
 			lim := newTestLimiter(t, rdb, name, WithLimits(100, 1))
 			take := func() error {
-				if !acquire {
+				if !tc.acquire {
 					return lim.Wait(context.Background())
 				}
 				answered, err := lim.Acquire(context.Background())
@@ -571,7 +542,7 @@ func TestClientCallFailsAtOnceWhenRedisIsDown(t *testing.T) {
 	api := startFleetAPI(t, nil)
 	rdb := srv.Client()
 	var sent atomic.Int32
-	rdb.AddHook(countHook{&sent})
+	rdb.AddHook(afterHook(func(...redis.Cmder) { sent.Add(1) }))
 	lim := newTestLimiter(t, rdb, "client-down")
 	client, err := seoapi.NewClient(api.baseURL, api.key, seoapi.WithLimiter(lim))
 	if err != nil {

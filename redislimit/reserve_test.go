@@ -186,8 +186,7 @@ func TestReserveTakesNoPlaceInLine(t *testing.T) {
 			t.Parallel()
 			name := fmt.Sprint("no-line-", goroutines)
 			batchRDB := srv.Client()
-			hook := &scriptHook{runs: map[string]int{}}
-			batchRDB.AddHook(hook)
+			hook := countScripts(batchRDB)
 			batch := newTestLimiter(t, batchRDB, name, WithLimits(10000, perSecond), WithReserve(0, reserve))
 			service := newTestLimiter(t, srv.Client(), name, WithLimits(10000, perSecond), WithMaxWait(2*time.Second))
 			if err := reserveScript.Load(context.Background(), batchRDB).Err(); err != nil {
