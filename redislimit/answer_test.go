@@ -61,7 +61,7 @@ func TestSecondCountsUntilAnswered(t *testing.T) {
 		counts   time.Duration // from the release, when not answered
 		answered bool          // the end is a second and answerGuard after the answer
 	}{
-		{"Wait", false, false, time.Second + secondGuard, false},
+		{"Wait", false, false, time.Second + releaseGuard, false},
 		{"Acquire unanswered", true, false, maxTransit + time.Second + answerGuard, false},
 		{"Acquire answered", true, true, 0, true},
 	}

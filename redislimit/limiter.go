@@ -20,11 +20,11 @@ import (
 // little after we sent it.
 const hourGuard = 2 * time.Second
 
-// secondGuard lengthens the rolling second for a request counted from its
-// release: one let go by Wait, whose answer the Limiter never hears of. It
-// is the core's (unexported) releaseGuard: arrivals perSecond requests
-// apart may come closer together than their releases by up to the guard.
-const secondGuard = 15 * time.Millisecond
+// releaseGuard lengthens the rolling second for a request counted from its
+// release: one let go by Wait, whose answer the Limiter never hears of.
+// Arrivals perSecond requests apart may come closer together than their
+// releases by up to the guard. The core's releaseGuard is the same.
+const releaseGuard = 15 * time.Millisecond
 
 // maxTransit is how late after its release a request let go by Acquire is
 // assumed to reach the server at the latest, while its answer has not come
@@ -357,12 +357,12 @@ func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool,
 // counts is how long after its release a request counts in the second:
 // until maxTransit and a second (and answerGuard) after it, or a second
 // after its answer if that is sooner, for a request let go by Acquire
-// (answered); a second and secondGuard for one let go by Wait.
+// (answered); a second and releaseGuard for one let go by Wait.
 func counts(answered bool) time.Duration {
 	if answered {
 		return maxTransit + time.Second + answerGuard
 	}
-	return time.Second + secondGuard
+	return time.Second + releaseGuard
 }
 
 // spacing is the least time between two slots. For Wait, it is the
@@ -379,7 +379,7 @@ func (l *Limiter) spacing(answered bool) time.Duration {
 	if answered {
 		return (time.Second + answerGuard) / time.Duration(2*l.perSecond)
 	}
-	return (time.Second + secondGuard) / time.Duration(l.perSecond)
+	return (time.Second + releaseGuard) / time.Duration(l.perSecond)
 }
 
 // acceptable is the longest delay worth reserving a slot for: what the

@@ -142,9 +142,9 @@ func TestStrictWindowsAcrossLimiters(t *testing.T) {
 	if want := limiters*workers*calls - int(failed.Load()); len(slots) != want {
 		t.Fatalf("%d slots reserved, want %d", len(slots), want)
 	}
-	checkWindows(t, slots, time.Second+secondGuard, perSecond)
-	checkWindows(t, slots, (time.Second+secondGuard)/perSecond, 1) // evenly spaced
-	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+secondGuard) {
+	checkWindows(t, slots, time.Second+releaseGuard, perSecond)
+	checkWindows(t, slots, (time.Second+releaseGuard)/perSecond, 1) // evenly spaced
+	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+releaseGuard) {
 		t.Errorf("24 slots at 5 a second spread over %s, want at least 4 windows", spread)
 	}
 }
