@@ -14,7 +14,8 @@ import "github.com/redis/go-redis/v9"
 // ARGV: perHour, perSecond, the caller's reserve of the hour and of the
 // second, the hour window (µs), how long after its release a request
 // counts in the second until it is answered (µs), the longest delay the
-// caller accepts (µs), the member to add, the spacing between slots (µs).
+// caller accepts (µs), the request's member, the spacing between slots
+// (µs).
 // It returns {delay µs, reason, hold in place (0/1), reserved (0/1),
 // held back by the reserve (0/1)}.
 //
