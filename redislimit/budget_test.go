@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/seoapi/seoapi-go"
 )
 
@@ -21,7 +22,7 @@ func TestBudgetReadsTheFleet(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.Client()
 	var sent atomic.Int32
-	rdb.AddHook(countHook{&sent})
+	rdb.AddHook(afterHook(func(...redis.Cmder) { sent.Add(1) }))
 	ctx := context.Background()
 	a := newTestLimiter(t, rdb, "budget", WithLimits(100, 50))
 	b := newTestLimiter(t, rdb, "budget", WithLimits(100, 50), WithReserve(10, 5))

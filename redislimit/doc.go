@@ -52,13 +52,15 @@
 // slot, in one round trip (EVALSHA, falling back to EVAL); an answer is
 // one more. When no slot is free now it reserves the earliest future one
 // and returns the delay; the process sleeps that long, honouring its
-// context. Slots are handed out in the order requests reach Redis, so no
-// process is starved. A wait longer than WithMaxWait, or one that would end after the
-// context's deadline, is refused at once with the same *seoapi.APIError
-// the built-in limiter gives (StatusCode 0, RetryAfter set, matching
-// seoapi.ErrRateLimited): the script does not reserve a slot it would have
-// to give back, and a slot reserved for a wait that is refused or
-// cancelled afterwards is given back (ZREM).
+// context, and runs the script again, which lets the request go unless a
+// hold was stored meanwhile (then it waits for the hold as well). Slots
+// are handed out in the order requests reach Redis, so no process is
+// starved. A wait longer than WithMaxWait, or one that would end after
+// the context's deadline, is refused at once with the same
+// *seoapi.APIError the built-in limiter gives (StatusCode 0, RetryAfter
+// set, matching seoapi.ErrRateLimited): the script does not reserve a
+// slot it would have to give back, and a slot reserved for a wait that is
+// refused or cancelled afterwards is given back (ZREM).
 //
 // # A reserve for other work
 //

@@ -93,11 +93,8 @@ func (l *Limiter) withoutRedis(ctx context.Context, err error, answered bool) (f
 	if s, ok := l.fallback.(seoapi.SlotLimiter); ok && answered {
 		return s.Acquire(ctx)
 	}
-	if err := l.fallback.Wait(ctx); err != nil {
+	if err := l.fallback.Wait(ctx); err != nil || !answered {
 		return nil, err
-	}
-	if !answered {
-		return nil, nil
 	}
 	return func() {}, nil
 }

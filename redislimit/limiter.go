@@ -20,11 +20,11 @@ import (
 // little after we sent it.
 const hourGuard = 2 * time.Second
 
-// secondGuard lengthens the rolling second for a request counted from its
-// release: one let go by Wait, whose answer the Limiter never hears of. It
-// is the core's (unexported) releaseGuard: arrivals perSecond requests
-// apart may come closer together than their releases by up to the guard.
-const secondGuard = 15 * time.Millisecond
+// releaseGuard lengthens the rolling second for a request counted from its
+// release: one let go by Wait, whose answer the Limiter never hears of.
+// Arrivals perSecond requests apart may come closer together than their
+// releases by up to the guard. The core's releaseGuard is the same.
+const releaseGuard = 15 * time.Millisecond
 
 // maxTransit is how late after its release a request let go by Acquire is
 // assumed to reach the server at the latest, while its answer has not come
@@ -83,12 +83,6 @@ type Limiter struct {
 	fallback  seoapi.Limiter
 	logger    *slog.Logger
 
-	reserveScript *redis.Script
-	answerScript  *redis.Script
-	holdScript    *redis.Script
-	liftScript    *redis.Script
-	budgetScript  *redis.Script
-
 	instance string        // member prefix, unique to this Limiter
 	seq      atomic.Uint64 // member counter
 	holdSeen atomic.Bool   // a hold may be in place, so a Lift is worth a round trip
@@ -140,23 +134,18 @@ func New(rdb redis.UniversalClient, name string, opts ...Option) (*Limiter, erro
 	}
 	prefix := "seoapi:{" + name + "}:"
 	return &Limiter{
-		rdb:           rdb,
-		name:          name,
-		keys:          []string{prefix + "w", prefix + "hold", prefix + "s"},
-		perHour:       cfg.perHour,
-		perSecond:     cfg.perSecond,
-		reserve:       cfg.reserve,
-		maxWait:       cfg.maxWait,
-		fallback:      cfg.fallback,
-		logger:        cfg.logger,
-		reserveScript: redis.NewScript(reserveSource),
-		answerScript:  redis.NewScript(answerSource),
-		holdScript:    redis.NewScript(holdSource),
-		liftScript:    redis.NewScript(liftSource),
-		budgetScript:  redis.NewScript(budgetSource),
-		instance:      instance,
-		health:        health{probeEvery: probeEvery, rejoin: rejoinOutages},
-		liftGrace:     liftGrace,
+		rdb:       rdb,
+		name:      name,
+		keys:      []string{prefix + "w", prefix + "hold", prefix + "s"},
+		perHour:   cfg.perHour,
+		perSecond: cfg.perSecond,
+		reserve:   cfg.reserve,
+		maxWait:   cfg.maxWait,
+		fallback:  cfg.fallback,
+		logger:    cfg.logger,
+		instance:  instance,
+		health:    health{probeEvery: probeEvery, rejoin: rejoinOutages},
+		liftGrace: liftGrace,
 	}, nil
 }
 
@@ -220,7 +209,8 @@ func (l *Limiter) acquire(ctx context.Context, answered bool) (func(), error) {
 	return l.answerer(ctx, member), nil
 }
 
-// waitSlot reserves a slot for member and sleeps until its time. A
+// waitSlot reserves a slot for member and sleeps until its time, then
+// asks again: the script lets it go unless a hold was stored meanwhile. A
 // request that the reserve (WithReserve) holds back sleeps without a
 // place in line and asks again. down is Redis's error, when it failed.
 func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (down, err error) {
@@ -236,15 +226,18 @@ func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (d
 		}
 		l.cameBack()
 		l.holdSeen.Store(r.held)
-		if err := l.take(ctx, member, r, waited); err != nil || r.reserved {
+		if err := l.take(ctx, member, r, waited); err != nil || r.reserved && r.delay == 0 {
 			return nil, err
 		}
 	}
 }
 
 // take waits for r's delay, or refuses the wait; a reserved slot that
-// will not be used is given back.
+// will not be used is given back. A slot due now has nothing to refuse.
 func (l *Limiter) take(ctx context.Context, member string, r reservation, waited time.Duration) error {
+	if r.delay == 0 {
+		return nil
+	}
 	err := l.checkWait(ctx, r, waited)
 	if err == nil {
 		err = sleep(ctx, r.delay)
@@ -291,7 +284,7 @@ func (l *Limiter) answerer(ctx context.Context, member string) func() {
 		l.goSide(func() {
 			ctx, cancel := sideContext()
 			defer cancel()
-			if err := l.answerScript.Run(ctx, l.rdb, l.keys[2:3], member, micros(time.Second+answerGuard)).Err(); err != nil {
+			if err := answerScript.Run(ctx, l.rdb, l.keys[2:3], member, micros(time.Second+answerGuard)).Err(); err != nil {
 				// The slot keeps the end its reservation gave it.
 				l.wentDown(err)
 			}
@@ -335,7 +328,7 @@ func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool,
 	var vals []int64
 	var err error
 	done := l.goSide(func() {
-		vals, err = l.reserveScript.Run(ctx, l.rdb, l.keys,
+		vals, err = reserveScript.Run(ctx, l.rdb, l.keys,
 			l.perHour, l.perSecond, l.reserve[0], l.reserve[1],
 			micros(time.Hour+hourGuard), micros(counts(answered)),
 			micros(l.acceptable(ctx, waited)), member, micros(l.spacing(answered)),
@@ -364,12 +357,12 @@ func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool,
 // counts is how long after its release a request counts in the second:
 // until maxTransit and a second (and answerGuard) after it, or a second
 // after its answer if that is sooner, for a request let go by Acquire
-// (answered); a second and secondGuard for one let go by Wait.
+// (answered); a second and releaseGuard for one let go by Wait.
 func counts(answered bool) time.Duration {
 	if answered {
 		return maxTransit + time.Second + answerGuard
 	}
-	return time.Second + secondGuard
+	return time.Second + releaseGuard
 }
 
 // spacing is the least time between two slots. For Wait, it is the
@@ -386,7 +379,7 @@ func (l *Limiter) spacing(answered bool) time.Duration {
 	if answered {
 		return (time.Second + answerGuard) / time.Duration(2*l.perSecond)
 	}
-	return (time.Second + secondGuard) / time.Duration(l.perSecond)
+	return (time.Second + releaseGuard) / time.Duration(l.perSecond)
 }
 
 // acceptable is the longest delay worth reserving a slot for: what the
@@ -454,7 +447,7 @@ func (l *Limiter) Feedback(ctx context.Context, f seoapi.RateFeedback) {
 func (l *Limiter) storeHold(d time.Duration) {
 	ctx, cancel := sideContext()
 	defer cancel()
-	if err := l.holdScript.Run(ctx, l.rdb, l.keys[1:2], micros(d)).Err(); err != nil {
+	if err := holdScript.Run(ctx, l.rdb, l.keys[1:2], micros(d)).Err(); err != nil {
 		l.wentDown(err)
 		return
 	}
@@ -464,7 +457,7 @@ func (l *Limiter) storeHold(d time.Duration) {
 func (l *Limiter) lift() {
 	ctx, cancel := sideContext()
 	defer cancel()
-	still, err := l.liftScript.Run(ctx, l.rdb, l.keys[1:2], micros(l.liftGrace)).Int64()
+	still, err := liftScript.Run(ctx, l.rdb, l.keys[1:2], micros(l.liftGrace)).Int64()
 	if err != nil {
 		l.wentDown(err)
 		return

@@ -142,9 +142,9 @@ func TestStrictWindowsAcrossLimiters(t *testing.T) {
 	if want := limiters*workers*calls - int(failed.Load()); len(slots) != want {
 		t.Fatalf("%d slots reserved, want %d", len(slots), want)
 	}
-	checkWindows(t, slots, time.Second+secondGuard, perSecond)
-	checkWindows(t, slots, (time.Second+secondGuard)/perSecond, 1) // evenly spaced
-	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+secondGuard) {
+	checkWindows(t, slots, time.Second+releaseGuard, perSecond)
+	checkWindows(t, slots, (time.Second+releaseGuard)/perSecond, 1) // evenly spaced
+	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+releaseGuard) {
 		t.Errorf("24 slots at 5 a second spread over %s, want at least 4 windows", spread)
 	}
 }
@@ -381,7 +381,7 @@ func TestOutageSparesRedis(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.Client()
 	var sent atomic.Int32
-	rdb.AddHook(countHook{&sent})
+	rdb.AddHook(afterHook(func(...redis.Cmder) { sent.Add(1) }))
 	lim, err := New(rdb, "spare", WithFallback(&countingLimiter{}), WithLogger(slog.New(&records{})))
 	if err != nil {
 		t.Fatal(err)
@@ -397,29 +397,12 @@ func TestOutageSparesRedis(t *testing.T) {
 	}
 }
 
-// countHook counts the commands (and pipelines) a client sends.
-type countHook struct{ n *atomic.Int32 }
-
-func (h countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		h.n.Add(1)
-		return next(ctx, cmd)
-	}
-}
-func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		h.n.Add(1)
-		return next(ctx, cmds)
-	}
-}
-
 func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.Client()
 	var sent atomic.Int32
-	rdb.AddHook(countHook{&sent})
+	rdb.AddHook(afterHook(func(...redis.Cmder) { sent.Add(1) }))
 	a := newTestLimiter(t, rdb, "hold")
 	b := newTestLimiter(t, rdb, "hold", WithMaxWait(100*time.Millisecond))
 	ctx := context.Background()
@@ -475,6 +458,65 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	}
 }
 
+// TestQueuedRequestWaitsForAHoldSetMeanwhile: a request waiting for its
+// slot of the fleet's second is not let go inside a hold that another
+// process stored while it waited. It waits for the hold as a new request
+// would: an hour here, beyond the max wait, so it is refused and gives its
+// slot back.
+func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	for _, tc := range []struct {
+		name    string
+		acquire bool
+	}{{"Wait", false}, {"Acquire", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			name := "queued-" + tc.name
+			rdb := srv.Client()
+			other := newTestLimiter(t, srv.Client(), name)
+			var once sync.Once
+			rdb.AddHook(afterHook(func(cmds ...redis.Cmder) {
+				// The reserve script's answer: a slot reserved, a delay
+				// ahead. Store the hold while its request waits for it.
+				if c, ok := cmds[0].(*redis.Cmd); ok {
+					if v, err := c.Int64Slice(); err == nil && len(v) == 5 && v[3] == 1 && v[0] > 0 {
+						once.Do(func() { other.Feedback(context.Background(), seoapi.RateFeedback{Hold: time.Hour}) })
+					}
+				}
+			}))
+			lim := newTestLimiter(t, rdb, name, WithLimits(100, 1))
+			take := func() error {
+				if !tc.acquire {
+					return lim.Wait(context.Background())
+				}
+				answered, err := lim.Acquire(context.Background())
+				if err == nil {
+					answered()
+				}
+				return err
+			}
+			if err := take(); err != nil {
+				t.Fatal(err)
+			}
+			err := take() // queued a second behind the first; the hold comes meanwhile
+			lim.side.Wait()
+			if n, _ := rdb.Exists(context.Background(), lim.keys[1]).Result(); n != 1 {
+				t.Fatal("no hold was stored while the request waited")
+			}
+			if err == nil {
+				t.Fatal("the queued request was let go inside the hold stored while it waited")
+			}
+			if !errors.Is(err, seoapi.ErrRateLimited) || !strings.Contains(err.Error(), "server rate limit (fleet hold)") {
+				t.Fatalf("queued request: %v, want a refusal naming the fleet's hold", err)
+			}
+			if n := len(scores(t, rdb, name)); n != 1 {
+				t.Errorf("%d slots after the refusal, want 1", n)
+			}
+		})
+	}
+}
+
 func TestLocalHoldWhileRedisDown(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
@@ -500,7 +542,7 @@ func TestClientCallFailsAtOnceWhenRedisIsDown(t *testing.T) {
 	api := startFleetAPI(t, nil)
 	rdb := srv.Client()
 	var sent atomic.Int32
-	rdb.AddHook(countHook{&sent})
+	rdb.AddHook(afterHook(func(...redis.Cmder) { sent.Add(1) }))
 	lim := newTestLimiter(t, rdb, "client-down")
 	client, err := seoapi.NewClient(api.baseURL, api.key, seoapi.WithLimiter(lim))
 	if err != nil {

@@ -243,3 +243,23 @@ func pollUntil(ctx context.Context, cond func() bool) error {
 	}
 	return nil
 }
+
+// afterHook is a go-redis hook that calls f with each command, or
+// pipeline, a client sent, once it has its answer.
+type afterHook func(cmds ...redis.Cmder)
+
+func (f afterHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (f afterHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		f(cmd)
+		return err
+	}
+}
+func (f afterHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		f(cmds...)
+		return err
+	}
+}

@@ -1,10 +1,12 @@
 package redislimit
 
+import "github.com/redis/go-redis/v9"
+
 // The scripts work in microseconds of Redis's clock. Scores and times are
 // formatted with %.0f because Lua 5.1 turns a number into a string with
 // %.14g, which would round a time in microseconds (16 digits).
 
-// reserveSource checks the hold and both windows and reserves the earliest
+// reserveScript checks the hold and both windows and reserves the earliest
 // free slot, all in one atomic step.
 //
 // KEYS[1] the hour (sorted set of releases), KEYS[2] the hold (hash),
@@ -12,7 +14,8 @@ package redislimit
 // ARGV: perHour, perSecond, the caller's reserve of the hour and of the
 // second, the hour window (µs), how long after its release a request
 // counts in the second until it is answered (µs), the longest delay the
-// caller accepts (µs), the member to add, the spacing between slots (µs).
+// caller accepts (µs), the request's member, the spacing between slots
+// (µs).
 // It returns {delay µs, reason, hold in place (0/1), reserved (0/1),
 // held back by the reserve (0/1)}.
 //
@@ -38,12 +41,17 @@ package redislimit
 // line ahead of limiters without a reserve, and the caller asks again
 // after the delay.
 //
+// A member already in the hour is a request back when its slot is due:
+// it goes (delay 0, reserved) unless a hold was stored while it waited.
+// Then its slot is given back and it asks again like a new request, so
+// that nothing is let go inside a hold.
+//
 // Members leave the hour only when they leave it (or are given back),
 // never by rank: a slot given back lets the next one be earlier than it
 // was, and its window may then still hold a member that a trim by rank
 // would have dropped. So the set holds at most perHour members in the
 // last hour, plus one per request waiting for a future slot.
-const reserveSource = `
+var reserveScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local perHour, perSecond = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -54,8 +62,13 @@ local function us(x) return string.format('%.0f', x) end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', us(now - hourW))
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', us(now))
-local at, why, held = now, 0, 0
 local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
+if redis.call('ZSCORE', KEYS[1], ARGV[8]) then
+  if hold <= now then return {0, 0, 0, 1, 0} end
+  redis.call('ZREM', KEYS[1], ARGV[8])
+  redis.call('ZREM', KEYS[3], ARGV[8])
+end
+local at, why, held = now, 0, 0
 if hold > at then at, why, held = hold, 1, 1 end
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2]
 if last and tonumber(last) + spacing > at then
@@ -82,9 +95,9 @@ redis.call('ZADD', KEYS[3], us(at + counts), ARGV[8])
 local latest = tonumber(redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', KEYS[3], math.ceil((latest - now) / 1000) + 1)
 return {delay, why, held, 1, 0}
-`
+`)
 
-// The reasons reserveSource gives for a delay.
+// The reasons reserveScript gives for a delay.
 const (
 	reasonNone = iota
 	reasonHold
@@ -93,14 +106,14 @@ const (
 	reasonQueue
 )
 
-// answerSource tells the second that a request was answered: the server
+// answerScript tells the second that a request was answered: the server
 // counted it by now, so it counts until Redis's now plus ARGV[2] µs, if
 // that is sooner than its reservation said. A member no longer in the set
 // (given back, or already done counting) is left alone.
 //
 // KEYS[1] the second (sorted set), ARGV[1] the member the reservation
 // added. It returns 1 when the member was moved.
-const answerSource = `
+var answerScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -109,13 +122,13 @@ local frees = now + tonumber(ARGV[2])
 if frees >= tonumber(cur) then return 0 end
 redis.call('ZADD', KEYS[1], string.format('%.0f', frees), ARGV[1])
 return 1
-`
+`)
 
-// holdSource stores the server's hold: nothing is sent before Redis's now
+// holdScript stores the server's hold: nothing is sent before Redis's now
 // plus ARGV[1] µs. A longer hold already stored stands.
 //
 // KEYS[1] the hold (hash). It returns 1 when the hold was stored.
-const holdSource = `
+var holdScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local d = tonumber(ARGV[1])
@@ -125,12 +138,12 @@ if now + d <= cur then return 0 end
 redis.call('HSET', KEYS[1], 'until', us(now + d), 'set', us(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(d / 1000) + 1)
 return 1
-`
+`)
 
-// liftSource ends the hold, unless it was stored less than ARGV[1] µs ago.
+// liftScript ends the hold, unless it was stored less than ARGV[1] µs ago.
 //
 // KEYS[1] the hold (hash). It returns 1 when a hold is still in place.
-const liftSource = `
+var liftScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local set = redis.call('HGET', KEYS[1], 'set')
@@ -138,15 +151,15 @@ if not set then return 0 end
 if now - tonumber(set) < tonumber(ARGV[1]) then return 1 end
 redis.call('DEL', KEYS[1])
 return 0
-`
+`)
 
-// budgetSource reads the windows and the hold, and changes nothing.
+// budgetScript reads the windows and the hold, and changes nothing.
 //
-// KEYS as reserveSource's; ARGV[1] the hour window (µs). It returns
+// KEYS as reserveScript's; ARGV[1] the hour window (µs). It returns
 // {requests in the hour, requests counting in the second now or later,
 // µs until the hold ends (0: none)}. Reserved slots whose time has not
 // come yet count in both.
-const budgetSource = `
+var budgetScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local function us(x) return string.format('%.0f', x) end
@@ -154,4 +167,4 @@ local hour = redis.call('ZCOUNT', KEYS[1], '(' .. us(now - tonumber(ARGV[1])), '
 local second = redis.call('ZCOUNT', KEYS[3], '(' .. us(now), '+inf')
 local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
 return {hour, second, math.max(hold - now, 0)}
-`
+`)
