@@ -190,7 +190,7 @@ func TestClientTellsTheAnswer(t *testing.T) {
 	hook := countScripts(rdb)
 	lim := newTestLimiter(t, rdb, "client-answers")
 	// Load the script, so that every run is an EVALSHA counted by hash.
-	if err := answerScript.Load(context.Background(), rdb).Err(); err != nil {
+	if err := lim.answerScript.Load(context.Background(), rdb).Err(); err != nil {
 		t.Fatal(err)
 	}
 	client, err := seoapi.NewClient(api.baseURL, api.key, seoapi.WithLimiter(lim), seoapi.WithRetryWait(0, 0))
@@ -211,7 +211,7 @@ func TestClientTellsTheAnswer(t *testing.T) {
 	if got := len(scores(t, rdb, "client-answers")); got != attempts {
 		t.Errorf("%d slots in the hour for %d attempts", got, attempts)
 	}
-	if got := hook.count(answerScript); got != attempts {
+	if got := hook.count(lim.answerScript); got != attempts {
 		t.Errorf("%d answers told for %d attempts", got, attempts)
 	}
 }

@@ -28,7 +28,7 @@ func (l *Limiter) Budget(ctx context.Context) (seoapi.Budget, error) {
 	var vals []int64
 	var err error
 	done := l.goSide(func() {
-		vals, err = budgetScript.Eval(ctx, l.rdb, l.keys, micros(time.Hour+hourGuard)).Int64Slice()
+		vals, err = l.budgetScript.Eval(ctx, l.rdb, l.keys, micros(time.Hour+hourGuard)).Int64Slice()
 	})
 	await(ctx, done)
 	switch {

@@ -83,6 +83,12 @@ type Limiter struct {
 	fallback  seoapi.Limiter
 	logger    *slog.Logger
 
+	reserveScript *redis.Script
+	answerScript  *redis.Script
+	holdScript    *redis.Script
+	liftScript    *redis.Script
+	budgetScript  *redis.Script
+
 	instance string        // member prefix, unique to this Limiter
 	seq      atomic.Uint64 // member counter
 	holdSeen atomic.Bool   // a hold may be in place, so a Lift is worth a round trip
@@ -134,18 +140,23 @@ func New(rdb redis.UniversalClient, name string, opts ...Option) (*Limiter, erro
 	}
 	prefix := "seoapi:{" + name + "}:"
 	return &Limiter{
-		rdb:       rdb,
-		name:      name,
-		keys:      []string{prefix + "w", prefix + "hold", prefix + "s"},
-		perHour:   cfg.perHour,
-		perSecond: cfg.perSecond,
-		reserve:   cfg.reserve,
-		maxWait:   cfg.maxWait,
-		fallback:  cfg.fallback,
-		logger:    cfg.logger,
-		instance:  instance,
-		health:    health{probeEvery: probeEvery, rejoin: rejoinOutages},
-		liftGrace: liftGrace,
+		rdb:           rdb,
+		name:          name,
+		keys:          []string{prefix + "w", prefix + "hold", prefix + "s"},
+		perHour:       cfg.perHour,
+		perSecond:     cfg.perSecond,
+		reserve:       cfg.reserve,
+		maxWait:       cfg.maxWait,
+		fallback:      cfg.fallback,
+		logger:        cfg.logger,
+		reserveScript: redis.NewScript(reserveSource),
+		answerScript:  redis.NewScript(answerSource),
+		holdScript:    redis.NewScript(holdSource),
+		liftScript:    redis.NewScript(liftSource),
+		budgetScript:  redis.NewScript(budgetSource),
+		instance:      instance,
+		health:        health{probeEvery: probeEvery, rejoin: rejoinOutages},
+		liftGrace:     liftGrace,
 	}, nil
 }
 
@@ -284,7 +295,7 @@ func (l *Limiter) answerer(ctx context.Context, member string) func() {
 		l.goSide(func() {
 			ctx, cancel := sideContext()
 			defer cancel()
-			if err := answerScript.Run(ctx, l.rdb, l.keys[2:3], member, micros(time.Second+answerGuard)).Err(); err != nil {
+			if err := l.answerScript.Run(ctx, l.rdb, l.keys[2:3], member, micros(time.Second+answerGuard)).Err(); err != nil {
 				// The slot keeps the end its reservation gave it.
 				l.wentDown(err)
 			}
@@ -328,7 +339,7 @@ func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool,
 	var vals []int64
 	var err error
 	done := l.goSide(func() {
-		vals, err = reserveScript.Run(ctx, l.rdb, l.keys,
+		vals, err = l.reserveScript.Run(ctx, l.rdb, l.keys,
 			l.perHour, l.perSecond, l.reserve[0], l.reserve[1],
 			micros(time.Hour+hourGuard), micros(counts(answered)),
 			micros(l.acceptable(ctx, waited)), member, micros(l.spacing(answered)),
@@ -447,7 +458,7 @@ func (l *Limiter) Feedback(ctx context.Context, f seoapi.RateFeedback) {
 func (l *Limiter) storeHold(d time.Duration) {
 	ctx, cancel := sideContext()
 	defer cancel()
-	if err := holdScript.Run(ctx, l.rdb, l.keys[1:2], micros(d)).Err(); err != nil {
+	if err := l.holdScript.Run(ctx, l.rdb, l.keys[1:2], micros(d)).Err(); err != nil {
 		l.wentDown(err)
 		return
 	}
@@ -457,7 +468,7 @@ func (l *Limiter) storeHold(d time.Duration) {
 func (l *Limiter) lift() {
 	ctx, cancel := sideContext()
 	defer cancel()
-	still, err := liftScript.Run(ctx, l.rdb, l.keys[1:2], micros(l.liftGrace)).Int64()
+	still, err := l.liftScript.Run(ctx, l.rdb, l.keys[1:2], micros(l.liftGrace)).Int64()
 	if err != nil {
 		l.wentDown(err)
 		return

@@ -189,7 +189,7 @@ func TestReserveTakesNoPlaceInLine(t *testing.T) {
 			hook := countScripts(batchRDB)
 			batch := newTestLimiter(t, batchRDB, name, WithLimits(10000, perSecond), WithReserve(0, reserve))
 			service := newTestLimiter(t, srv.Client(), name, WithLimits(10000, perSecond), WithMaxWait(2*time.Second))
-			if err := reserveScript.Load(context.Background(), batchRDB).Err(); err != nil {
+			if err := batch.reserveScript.Load(context.Background(), batchRDB).Err(); err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
@@ -205,7 +205,7 @@ func TestReserveTakesNoPlaceInLine(t *testing.T) {
 			}
 			defer func() { cancel(); wg.Wait(); batch.side.Wait() }()
 			// Every goroutine of the batch has asked once, at least.
-			for hook.count(reserveScript) < goroutines {
+			for hook.count(batch.reserveScript) < goroutines {
 				runtime.Gosched()
 			}
 			rdb := srv.Client()

@@ -1,12 +1,10 @@
 package redislimit
 
-import "github.com/redis/go-redis/v9"
-
 // The scripts work in microseconds of Redis's clock. Scores and times are
 // formatted with %.0f because Lua 5.1 turns a number into a string with
 // %.14g, which would round a time in microseconds (16 digits).
 
-// reserveScript checks the hold and both windows and reserves the earliest
+// reserveSource checks the hold and both windows and reserves the earliest
 // free slot, all in one atomic step.
 //
 // KEYS[1] the hour (sorted set of releases), KEYS[2] the hold (hash),
@@ -51,7 +49,7 @@ import "github.com/redis/go-redis/v9"
 // was, and its window may then still hold a member that a trim by rank
 // would have dropped. So the set holds at most perHour members in the
 // last hour, plus one per request waiting for a future slot.
-var reserveScript = redis.NewScript(`
+const reserveSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local perHour, perSecond = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -95,9 +93,9 @@ redis.call('ZADD', KEYS[3], us(at + counts), ARGV[8])
 local latest = tonumber(redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')[2])
 redis.call('PEXPIRE', KEYS[3], math.ceil((latest - now) / 1000) + 1)
 return {delay, why, held, 1, 0}
-`)
+`
 
-// The reasons reserveScript gives for a delay.
+// The reasons reserveSource gives for a delay.
 const (
 	reasonNone = iota
 	reasonHold
@@ -106,14 +104,14 @@ const (
 	reasonQueue
 )
 
-// answerScript tells the second that a request was answered: the server
+// answerSource tells the second that a request was answered: the server
 // counted it by now, so it counts until Redis's now plus ARGV[2] µs, if
 // that is sooner than its reservation said. A member no longer in the set
 // (given back, or already done counting) is left alone.
 //
 // KEYS[1] the second (sorted set), ARGV[1] the member the reservation
 // added. It returns 1 when the member was moved.
-var answerScript = redis.NewScript(`
+const answerSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
@@ -122,13 +120,13 @@ local frees = now + tonumber(ARGV[2])
 if frees >= tonumber(cur) then return 0 end
 redis.call('ZADD', KEYS[1], string.format('%.0f', frees), ARGV[1])
 return 1
-`)
+`
 
-// holdScript stores the server's hold: nothing is sent before Redis's now
+// holdSource stores the server's hold: nothing is sent before Redis's now
 // plus ARGV[1] µs. A longer hold already stored stands.
 //
 // KEYS[1] the hold (hash). It returns 1 when the hold was stored.
-var holdScript = redis.NewScript(`
+const holdSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local d = tonumber(ARGV[1])
@@ -138,12 +136,12 @@ if now + d <= cur then return 0 end
 redis.call('HSET', KEYS[1], 'until', us(now + d), 'set', us(now))
 redis.call('PEXPIRE', KEYS[1], math.ceil(d / 1000) + 1)
 return 1
-`)
+`
 
-// liftScript ends the hold, unless it was stored less than ARGV[1] µs ago.
+// liftSource ends the hold, unless it was stored less than ARGV[1] µs ago.
 //
 // KEYS[1] the hold (hash). It returns 1 when a hold is still in place.
-var liftScript = redis.NewScript(`
+const liftSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local set = redis.call('HGET', KEYS[1], 'set')
@@ -151,15 +149,15 @@ if not set then return 0 end
 if now - tonumber(set) < tonumber(ARGV[1]) then return 1 end
 redis.call('DEL', KEYS[1])
 return 0
-`)
+`
 
-// budgetScript reads the windows and the hold, and changes nothing.
+// budgetSource reads the windows and the hold, and changes nothing.
 //
-// KEYS as reserveScript's; ARGV[1] the hour window (µs). It returns
+// KEYS as reserveSource's; ARGV[1] the hour window (µs). It returns
 // {requests in the hour, requests counting in the second now or later,
 // µs until the hold ends (0: none)}. Reserved slots whose time has not
 // come yet count in both.
-var budgetScript = redis.NewScript(`
+const budgetSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local function us(x) return string.format('%.0f', x) end
@@ -167,4 +165,4 @@ local hour = redis.call('ZCOUNT', KEYS[1], '(' .. us(now - tonumber(ARGV[1])), '
 local second = redis.call('ZCOUNT', KEYS[3], '(' .. us(now), '+inf')
 local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
 return {hour, second, math.max(hold - now, 0)}
-`)
+`
