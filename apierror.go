@@ -9,8 +9,8 @@ import (
 	"net/url"
 )
 
-// responseError is the *APIError of an answer the call fails on, with its
-// body cleaned (see call.answered). It names the URL the caller asked for.
+// responseError is the *APIError of an answer the call fails on, naming
+// the URL the caller asked for, with the body cleaned by call.answered.
 func (cl *call) responseError(r *result) *APIError {
 	e := &APIError{
 		StatusCode: r.resp.StatusCode,
@@ -30,8 +30,8 @@ func (cl *call) responseError(r *result) *APIError {
 	return e
 }
 
-// capErrorBody returns at most maxErrorBody bytes of body, copied when
-// cut so that the error does not keep a large body alive.
+// capErrorBody returns at most maxErrorBody bytes of body, copied when cut
+// so that the error does not keep a large body alive.
 func capErrorBody(body []byte) []byte {
 	if len(body) <= maxErrorBody {
 		return body
@@ -59,8 +59,8 @@ func (cl *call) decodeError(r *result, err error) error {
 	e.Err, e.kind = cl.client.cleanCause(err), ErrUnexpectedResponse
 	switch {
 	case cl.ep.secret:
-		// The answer of a created key may hold its secret anywhere: none
-		// of it, nor what a decoder quoted of it, goes into the error.
+		// The body of a created key may hold its secret anywhere, and the
+		// decoding error may quote it: neither goes into the error.
 		e.Body, e.Err = nil, errors.New("the answer could not be read")
 		e.Message = fmt.Sprintf("decoding the %d response: %v (body withheld: it may hold a created secret)", r.status, e.Err)
 	case errors.Is(e.Err, errBodyTooLarge):
@@ -72,7 +72,7 @@ func (cl *call) decodeError(r *result, err error) error {
 }
 
 // failure is the error of a call that ended without an answer to use. It
-// says what this call did; when the caller's context ended, the error is
+// says what this call did: when the caller's context ended, the error is
 // the context's own, whatever cause the context carries.
 func (cl *call) failure(ctx context.Context, r *result) error {
 	if r.refusal != nil {
@@ -100,8 +100,8 @@ func (cl *call) failure(ctx context.Context, r *result) error {
 	return e
 }
 
-// cleanCause strips the *url.Error around err (the APIError already names
-// the method and URL) and any form of the key a server sent back, which
+// cleanCause strips the *url.Error around err, as the APIError names the
+// method and URL, and any form of the key a server sent back, which
 // net/http may quote in a malformed-response error.
 func (c *Client) cleanCause(err error) error {
 	var ue *url.Error
@@ -115,7 +115,7 @@ func (c *Client) cleanCause(err error) error {
 }
 
 // causeError holds the cause of a failure whose kind the SDK chose.
-// errors.Is and errors.As reach into it, except for the kinds and the
+// errors.Is and errors.As reach into it, but not for the kinds or the
 // context errors: the *APIError around it has one kind, and an attempt or
 // a limiter's store that timed out is not the caller's context ending.
 type causeError struct{ err error }
@@ -125,7 +125,8 @@ func (e causeError) Error() string { return e.err.Error() }
 // Is reports whether the cause matches target, unless target is a kind or
 // a context error.
 func (e causeError) Is(target error) bool {
-	hidden := isKind(target) || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled
+	_, isKind := target.(*kindError)
+	hidden := isKind || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled
 	return !hidden && errors.Is(e.err, target)
 }
 
