@@ -9,23 +9,24 @@ import (
 	"net/url"
 )
 
-// responseError is the *APIError of an answer the call fails on, naming
-// the URL the caller asked for, with the body cleaned by call.answered.
-func (cl *call) responseError(r *result) *APIError {
-	e := &APIError{
-		StatusCode: r.resp.StatusCode,
-		Method:     cl.req.Method,
-		URL:        cl.req.URL.Redacted(),
-		RequestID:  r.rate.requestID,
-		RetryAfter: cmp.Or(r.refusedWait, r.rate.wait),
-		Header:     r.resp.Header,
-		Attempts:   cl.attempts,
-		kind:       r.kind,
-		// A write answered with a 5xx may still have taken effect.
-		outcomeUnknown: !cl.idem && serverError(r.resp.StatusCode),
+// apiError is the *APIError of the call's result r, naming the URL the
+// caller asked for; an answer's body was cleaned by call.answered.
+func (cl *call) apiError(r *result) *APIError {
+	e := r.refusal
+	if e == nil {
+		e = &APIError{
+			RetryAfter: cmp.Or(r.refusedWait, r.rate.wait),
+			kind:       r.kind,
+			// A write that may have left, or got a 5xx, may have taken effect.
+			outcomeUnknown: !cl.idem && r.mayHaveTakenEffect(),
+		}
 	}
-	if !r.withhold {
-		e.Body = r.redact.errorBody(r.data)
+	e.Method, e.URL, e.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
+	if r.resp != nil {
+		e.StatusCode, e.Header, e.RequestID = r.resp.StatusCode, r.resp.Header, r.rate.requestID
+		if !r.withhold {
+			e.Body = r.redact.errorBody(r.data)
+		}
 	}
 	return e
 }
@@ -41,7 +42,7 @@ func capErrorBody(body []byte) []byte {
 
 // statusError is the error of an answer whose status is not 2xx.
 func (cl *call) statusError(r *result) error {
-	e := cl.responseError(r)
+	e := cl.apiError(r)
 	e.Message, e.Code = parseErrorBody(e.Body)
 	if r.status >= 300 && r.status <= 399 {
 		e.Message = "redirect not followed"
@@ -54,7 +55,7 @@ func (cl *call) statusError(r *result) error {
 
 // decodeError is the error of a 2xx body the SDK could not read.
 func (cl *call) decodeError(r *result, err error) error {
-	e := cl.responseError(r)
+	e := cl.apiError(r)
 	// A decoding error may quote what it failed on.
 	e.Err, e.kind = cl.client.cleanCause(err), ErrUnexpectedResponse
 	switch {
@@ -75,20 +76,11 @@ func (cl *call) decodeError(r *result, err error) error {
 // says what this call did: when the caller's context ended, the error is
 // the context's own, whatever cause the context carries.
 func (cl *call) failure(ctx context.Context, r *result) error {
-	if r.refusal != nil {
-		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
-		return r.refusal
-	}
-	e := &APIError{
-		Method:         cl.req.Method,
-		URL:            cl.req.URL.Redacted(),
-		Attempts:       cl.attempts,
-		RetryAfter:     r.refusedWait,
-		kind:           r.kind,
-		outcomeUnknown: !cl.idem && r.mayHaveLeft,
-	}
+	e := cl.apiError(r)
 	var lim *limiterError
 	switch {
+	case r.refusal != nil:
+		// The limiter's refusal says what happened.
 	case r.kind == nil:
 		e.Err = cmp.Or(ctx.Err(), r.err)
 	case errors.As(r.err, &lim):
@@ -120,15 +112,11 @@ func (c *Client) cleanCause(err error) error {
 // a limiter's store that timed out is not the caller's context ending.
 type causeError struct{ err error }
 
-func (e causeError) Error() string { return e.err.Error() }
+func (e causeError) Error() string      { return e.err.Error() }
+func (e causeError) As(target any) bool { return errors.As(e.err, target) }
 
-// Is reports whether the cause matches target, unless target is a kind or
-// a context error.
 func (e causeError) Is(target error) bool {
 	_, isKind := target.(*kindError)
 	hidden := isKind || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled
 	return !hidden && errors.Is(e.err, target)
 }
-
-// As finds the first error in the cause's chain that matches target.
-func (e causeError) As(target any) bool { return errors.As(e.err, target) }

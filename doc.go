@@ -16,24 +16,21 @@
 // [ErrInvalidArgument] (nothing was sent), [ErrNotFound] or
 // [ErrRateLimited], or is the context's own error. An [*APIError] holds the
 // status, code, message and request ID. A POST or PATCH that may have taken
-// effect also matches [ErrOutcomeUnknown]: the SDK never repeats it, so look
-// before trying again (package [github.com/seoapi/seoapi-go/bulk] does).
+// effect also matches [ErrOutcomeUnknown]; the SDK never repeats it.
 //
 // # Listing
 //
 // List returns one page, All iterates over every item, and Pages over
 // whole pages. A job saves each [Page]'s Next token and passes it as
 // [ListOptions.Resume] to go on where it stopped, in any process. An empty
-// Resume starts at the first page, so record that a job finished rather
-// than saving an empty token.
+// Resume starts over, so a finished job records that, not an empty token.
 //
-// # Rate limits, retries and logs
+// # Rate limits and logs
 //
 // A Client keeps within the API's limits and the server's hold after a
 // 429. Clients of one key share a limiter ([WithLimiter]), processes share
 // one in Redis ([github.com/seoapi/seoapi-go/redislimit]), and [WithReserve]
-// leaves part of the budget to others. GET and DELETE are retried after
-// transient failures; a POST or PATCH only when it never reached the
-// server or got a 429. Nothing is logged unless you ask with [WithLogger]
-// or [WithObserver], and the API key never appears in an error or a log.
+// leaves part of the budget to others. Nothing is logged unless you ask
+// with [WithLogger] or [WithObserver], and the API key never appears in an
+// error or a log.
 package seoapi

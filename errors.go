@@ -14,62 +14,53 @@ import (
 // with errors.Is, or is its context's error (see the README's table).
 var (
 	// ErrInvalidArgument means the SDK rejected an argument and sent nothing.
-	ErrInvalidArgument error = &kindError{"seoapi: invalid argument"}
+	ErrInvalidArgument error = &kindError{"seoapi: invalid argument", "invalid_argument", nil}
 	// ErrUnauthorized is a 401 or 407: the key is missing, wrong or revoked.
-	ErrUnauthorized error = &kindError{"seoapi: unauthorized"}
+	ErrUnauthorized error = &kindError{"seoapi: unauthorized", "unauthorized", []int{401, 407}}
 	// ErrForbidden is a 403 or 451, such as a plan without API access.
-	ErrForbidden error = &kindError{"seoapi: forbidden"}
+	ErrForbidden error = &kindError{"seoapi: forbidden", "forbidden", []int{403, 451}}
 	// ErrNotFound is a 404 or 410.
-	ErrNotFound error = &kindError{"seoapi: not found"}
+	ErrNotFound error = &kindError{"seoapi: not found", "not_found", []int{404, 410}}
 	// ErrConflict is a 409, 412, 423 or 424.
-	ErrConflict error = &kindError{"seoapi: conflict"}
-	// ErrValidation is a 400, 413, 414, 422 or 431: the server rejected
-	// the request's content.
-	ErrValidation error = &kindError{"seoapi: validation failed"}
+	ErrConflict error = &kindError{"seoapi: conflict", "conflict", []int{409, 412, 423, 424}}
+	// ErrValidation is a 400, 413, 414, 422 or 431: the request's content was refused.
+	ErrValidation error = &kindError{"seoapi: validation failed", "validation", []int{400, 413, 414, 422, 431}}
 	// ErrRateLimited is a 429, or a wait for the rate limit longer than
 	// WithMaxWait or the context's deadline, refused with nothing sent.
-	ErrRateLimited error = &kindError{"seoapi: rate limited"}
+	ErrRateLimited error = &kindError{"seoapi: rate limited", "rate_limited", []int{429}}
 	// ErrServer is a 408, 425 or any 5xx.
-	ErrServer error = &kindError{"seoapi: server error"}
+	ErrServer error = &kindError{"seoapi: server error", "server", []int{408, 425}}
 	// ErrConnection means no usable response arrived: the connection was
 	// refused, reset or cut, TLS failed, or an attempt timed out.
-	ErrConnection error = &kindError{"seoapi: connection failed"}
+	ErrConnection error = &kindError{"seoapi: connection failed", "connection", nil}
 	// ErrUnexpectedResponse is a 2xx the SDK cannot read, a redirect not
 	// followed, or a status no other kind names (1xx, 402, 405, ...).
-	ErrUnexpectedResponse error = &kindError{"seoapi: unexpected response"}
+	ErrUnexpectedResponse error = &kindError{"seoapi: unexpected response", "unexpected_response", nil}
 	// ErrOutcomeUnknown is also matched by the error of a POST or PATCH
 	// that may have taken effect: cut, timed out or canceled after it may
 	// have left, or answered with a 5xx. Look before repeating it.
 	ErrOutcomeUnknown = errors.New("seoapi: outcome unknown")
 )
 
-// kind is an Err kind, its name for ErrorType, and the statuses it covers.
-type kind struct {
-	err      error
-	name     string
-	statuses []int
+// kinds lists the Err kinds in the order ErrorType tries them.
+var kinds = [...]error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict,
+	ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse}
+
+// kindError is the type of the Err kinds, so that errors.As finds the first
+// kind in an error's tree; name is ErrorType's word for it.
+type kindError struct {
+	msg, name string
+	statuses  []int
 }
 
-// kinds lists the Err kinds in the order ErrorType tries them.
-var kinds = [...]kind{
-	{ErrInvalidArgument, "invalid_argument", nil},
-	{ErrUnauthorized, "unauthorized", []int{401, 407}},
-	{ErrForbidden, "forbidden", []int{403, 451}},
-	{ErrNotFound, "not_found", []int{404, 410}},
-	{ErrConflict, "conflict", []int{409, 412, 423, 424}},
-	{ErrValidation, "validation", []int{400, 413, 414, 422, 431}},
-	{ErrRateLimited, "rate_limited", []int{429}},
-	{ErrServer, "server", []int{408, 425}},
-	{ErrConnection, "connection", nil},
-	{ErrUnexpectedResponse, "unexpected_response", nil},
-}
+func (e *kindError) Error() string { return e.msg }
 
 // ErrorType names err's kind in one stable word for logs and metrics, such
 // as "not_found" or "canceled": "other" for no kind, "" for nil.
 func ErrorType(err error) string {
 	for _, k := range kinds {
-		if errors.Is(err, k.err) {
-			return k.name
+		if errors.Is(err, k) {
+			return k.(*kindError).name
 		}
 	}
 	switch {
@@ -89,18 +80,12 @@ func kindOfStatus(status int) error {
 		return ErrServer
 	}
 	for _, k := range kinds {
-		if slices.Contains(k.statuses, status) {
-			return k.err
+		if slices.Contains(k.(*kindError).statuses, status) {
+			return k
 		}
 	}
 	return ErrUnexpectedResponse
 }
-
-// kindError is the type of the Err kinds, so that errors.As finds the
-// first kind in an error's tree.
-type kindError struct{ msg string }
-
-func (e *kindError) Error() string { return e.msg }
 
 // kindOf returns the kind of a limiter's failure: the first kind in its
 // tree, or ErrConnection when there is none.

@@ -202,7 +202,6 @@ func (o *observation) end(resp *Response, err error) {
 // may look like a hang, at Warn; never a header, a body or the key.
 type slogObserver struct{ logger *slog.Logger }
 
-// Observe implements Observer.
 func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 	switch {
 	case e.Type == EventAttemptEnd:
