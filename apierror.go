@@ -9,29 +9,30 @@ import (
 	"net/url"
 )
 
-// responseError is the *APIError of an answer the call fails on, with its
-// body cleaned (see call.answered). It names the URL the caller asked for.
-func (cl *call) responseError(r *result) *APIError {
-	e := &APIError{
-		StatusCode: r.resp.StatusCode,
-		Method:     cl.req.Method,
-		URL:        cl.req.URL.Redacted(),
-		RequestID:  r.rate.requestID,
-		RetryAfter: cmp.Or(r.refusedWait, r.rate.wait),
-		Header:     r.resp.Header,
-		Attempts:   cl.attempts,
-		kind:       r.kind,
-		// A write answered with a 5xx may still have taken effect.
-		outcomeUnknown: !cl.idem && serverError(r.resp.StatusCode),
+// apiError is the *APIError of the call's result r, naming the URL the
+// caller asked for; an answer's body was cleaned by call.answered.
+func (cl *call) apiError(r *result) *APIError {
+	e := r.refusal
+	if e == nil {
+		e = &APIError{
+			RetryAfter: cmp.Or(r.refusedWait, r.rate.wait),
+			kind:       r.kind,
+			// A write that may have left, or got a 5xx, may have taken effect.
+			outcomeUnknown: !cl.idem && r.mayHaveTakenEffect(),
+		}
 	}
-	if !r.withhold {
-		e.Body = r.redact.errorBody(r.data)
+	e.Method, e.URL, e.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
+	if r.resp != nil {
+		e.StatusCode, e.Header, e.RequestID = r.resp.StatusCode, r.resp.Header, r.rate.requestID
+		if !r.withhold {
+			e.Body = r.redact.errorBody(r.data)
+		}
 	}
 	return e
 }
 
-// capErrorBody returns at most maxErrorBody bytes of body, copied when
-// cut so that the error does not keep a large body alive.
+// capErrorBody returns at most maxErrorBody bytes of body, copied when cut
+// so that the error does not keep a large body alive.
 func capErrorBody(body []byte) []byte {
 	if len(body) <= maxErrorBody {
 		return body
@@ -41,7 +42,7 @@ func capErrorBody(body []byte) []byte {
 
 // statusError is the error of an answer whose status is not 2xx.
 func (cl *call) statusError(r *result) error {
-	e := cl.responseError(r)
+	e := cl.apiError(r)
 	e.Message, e.Code = parseErrorBody(e.Body)
 	if r.status >= 300 && r.status <= 399 {
 		e.Message = "redirect not followed"
@@ -54,13 +55,13 @@ func (cl *call) statusError(r *result) error {
 
 // decodeError is the error of a 2xx body the SDK could not read.
 func (cl *call) decodeError(r *result, err error) error {
-	e := cl.responseError(r)
+	e := cl.apiError(r)
 	// A decoding error may quote what it failed on.
 	e.Err, e.kind = cl.client.cleanCause(err), ErrUnexpectedResponse
 	switch {
 	case cl.ep.secret:
-		// The answer of a created key may hold its secret anywhere: none
-		// of it, nor what a decoder quoted of it, goes into the error.
+		// The body of a created key may hold its secret anywhere, and the
+		// decoding error may quote it: neither goes into the error.
 		e.Body, e.Err = nil, errors.New("the answer could not be read")
 		e.Message = fmt.Sprintf("decoding the %d response: %v (body withheld: it may hold a created secret)", r.status, e.Err)
 	case errors.Is(e.Err, errBodyTooLarge):
@@ -72,23 +73,14 @@ func (cl *call) decodeError(r *result, err error) error {
 }
 
 // failure is the error of a call that ended without an answer to use. It
-// says what this call did; when the caller's context ended, the error is
+// says what this call did: when the caller's context ended, the error is
 // the context's own, whatever cause the context carries.
 func (cl *call) failure(ctx context.Context, r *result) error {
-	if r.refusal != nil {
-		r.refusal.Method, r.refusal.URL, r.refusal.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
-		return r.refusal
-	}
-	e := &APIError{
-		Method:         cl.req.Method,
-		URL:            cl.req.URL.Redacted(),
-		Attempts:       cl.attempts,
-		RetryAfter:     r.refusedWait,
-		kind:           r.kind,
-		outcomeUnknown: !cl.idem && r.mayHaveLeft,
-	}
+	e := cl.apiError(r)
 	var lim *limiterError
 	switch {
+	case r.refusal != nil:
+		// The limiter's refusal says what happened.
 	case r.kind == nil:
 		e.Err = cmp.Or(ctx.Err(), r.err)
 	case errors.As(r.err, &lim):
@@ -100,8 +92,8 @@ func (cl *call) failure(ctx context.Context, r *result) error {
 	return e
 }
 
-// cleanCause strips the *url.Error around err (the APIError already names
-// the method and URL) and any form of the key a server sent back, which
+// cleanCause strips the *url.Error around err, as the APIError names the
+// method and URL, and any form of the key a server sent back, which
 // net/http may quote in a malformed-response error.
 func (c *Client) cleanCause(err error) error {
 	var ue *url.Error
@@ -115,19 +107,16 @@ func (c *Client) cleanCause(err error) error {
 }
 
 // causeError holds the cause of a failure whose kind the SDK chose.
-// errors.Is and errors.As reach into it, except for the kinds and the
+// errors.Is and errors.As reach into it, but not for the kinds or the
 // context errors: the *APIError around it has one kind, and an attempt or
 // a limiter's store that timed out is not the caller's context ending.
 type causeError struct{ err error }
 
-func (e causeError) Error() string { return e.err.Error() }
+func (e causeError) Error() string      { return e.err.Error() }
+func (e causeError) As(target any) bool { return errors.As(e.err, target) }
 
-// Is reports whether the cause matches target, unless target is a kind or
-// a context error.
 func (e causeError) Is(target error) bool {
-	hidden := isKind(target) || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled
+	_, isKind := target.(*kindError)
+	hidden := isKind || target == ErrOutcomeUnknown || target == context.DeadlineExceeded || target == context.Canceled
 	return !hidden && errors.Is(e.err, target)
 }
-
-// As finds the first error in the cause's chain that matches target.
-func (e causeError) As(target any) bool { return errors.As(e.err, target) }

@@ -14,62 +14,53 @@ import (
 // with errors.Is, or is its context's error (see the README's table).
 var (
 	// ErrInvalidArgument means the SDK rejected an argument and sent nothing.
-	ErrInvalidArgument = errors.New("seoapi: invalid argument")
+	ErrInvalidArgument error = &kindError{"seoapi: invalid argument", "invalid_argument", nil}
 	// ErrUnauthorized is a 401 or 407: the key is missing, wrong or revoked.
-	ErrUnauthorized = errors.New("seoapi: unauthorized")
+	ErrUnauthorized error = &kindError{"seoapi: unauthorized", "unauthorized", []int{401, 407}}
 	// ErrForbidden is a 403 or 451, such as a plan without API access.
-	ErrForbidden = errors.New("seoapi: forbidden")
+	ErrForbidden error = &kindError{"seoapi: forbidden", "forbidden", []int{403, 451}}
 	// ErrNotFound is a 404 or 410.
-	ErrNotFound = errors.New("seoapi: not found")
+	ErrNotFound error = &kindError{"seoapi: not found", "not_found", []int{404, 410}}
 	// ErrConflict is a 409, 412, 423 or 424.
-	ErrConflict = errors.New("seoapi: conflict")
-	// ErrValidation is a 400, 413, 414, 422 or 431: the server rejected
-	// the request's content.
-	ErrValidation = errors.New("seoapi: validation failed")
+	ErrConflict error = &kindError{"seoapi: conflict", "conflict", []int{409, 412, 423, 424}}
+	// ErrValidation is a 400, 413, 414, 422 or 431: the request's content was refused.
+	ErrValidation error = &kindError{"seoapi: validation failed", "validation", []int{400, 413, 414, 422, 431}}
 	// ErrRateLimited is a 429, or a wait for the rate limit longer than
 	// WithMaxWait or the context's deadline, refused with nothing sent.
-	ErrRateLimited = errors.New("seoapi: rate limited")
+	ErrRateLimited error = &kindError{"seoapi: rate limited", "rate_limited", []int{429}}
 	// ErrServer is a 408, 425 or any 5xx.
-	ErrServer = errors.New("seoapi: server error")
+	ErrServer error = &kindError{"seoapi: server error", "server", []int{408, 425}}
 	// ErrConnection means no usable response arrived: the connection was
 	// refused, reset or cut, TLS failed, or an attempt timed out.
-	ErrConnection = errors.New("seoapi: connection failed")
+	ErrConnection error = &kindError{"seoapi: connection failed", "connection", nil}
 	// ErrUnexpectedResponse is a 2xx the SDK cannot read, a redirect not
 	// followed, or a status no other kind names (1xx, 402, 405, ...).
-	ErrUnexpectedResponse = errors.New("seoapi: unexpected response")
+	ErrUnexpectedResponse error = &kindError{"seoapi: unexpected response", "unexpected_response", nil}
 	// ErrOutcomeUnknown is also matched by the error of a POST or PATCH
 	// that may have taken effect: cut, timed out or canceled after it may
 	// have left, or answered with a 5xx. Look before repeating it.
 	ErrOutcomeUnknown = errors.New("seoapi: outcome unknown")
 )
 
-// kind is an Err kind, the word ErrorType names it by, and its statuses.
-type kind struct {
-	err      error
-	name     string
-	statuses []int
+// kinds lists the Err kinds in the order ErrorType tries them.
+var kinds = [...]error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict,
+	ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse}
+
+// kindError is the type of the Err kinds, so that errors.As finds the first
+// kind in an error's tree; name is ErrorType's word for it.
+type kindError struct {
+	msg, name string
+	statuses  []int
 }
 
-// kinds lists the Err kinds, in the order ErrorType tries them.
-var kinds = [...]kind{
-	{ErrInvalidArgument, "invalid_argument", nil},
-	{ErrUnauthorized, "unauthorized", []int{401, 407}},
-	{ErrForbidden, "forbidden", []int{403, 451}},
-	{ErrNotFound, "not_found", []int{404, 410}},
-	{ErrConflict, "conflict", []int{409, 412, 423, 424}},
-	{ErrValidation, "validation", []int{400, 413, 414, 422, 431}},
-	{ErrRateLimited, "rate_limited", []int{429}},
-	{ErrServer, "server", []int{408, 425}},
-	{ErrConnection, "connection", nil},
-	{ErrUnexpectedResponse, "unexpected_response", nil},
-}
+func (e *kindError) Error() string { return e.msg }
 
 // ErrorType names err's kind in one stable word for logs and metrics, such
 // as "not_found" or "canceled": "other" for no kind, "" for nil.
 func ErrorType(err error) string {
 	for _, k := range kinds {
-		if errors.Is(err, k.err) {
-			return k.name
+		if errors.Is(err, k) {
+			return k.(*kindError).name
 		}
 	}
 	switch {
@@ -83,53 +74,31 @@ func ErrorType(err error) string {
 	return "other"
 }
 
-// kindOfStatus returns the kind that lists status; a 5xx is ErrServer,
-// and a status no kind lists ErrUnexpectedResponse.
+// kindOfStatus returns the kind of a status that is not 2xx.
 func kindOfStatus(status int) error {
 	if serverError(status) {
 		return ErrServer
 	}
 	for _, k := range kinds {
-		if slices.Contains(k.statuses, status) {
-			return k.err
+		if slices.Contains(k.(*kindError).statuses, status) {
+			return k
 		}
 	}
 	return ErrUnexpectedResponse
 }
 
-func isKind(err error) bool {
-	return slices.ContainsFunc(kinds[:], func(k kind) bool { return k.err == err })
-}
-
-// kindOf returns the first kind in the tree of a limiter's failure (depth
-// first), or ErrConnection: a failure of no kind left the call without a
-// usable response.
+// kindOf returns the kind of a limiter's failure: the first kind in its
+// tree, or ErrConnection when there is none.
 func kindOf(err error) error {
-	if kind := firstKind(err); kind != nil {
-		return kind
+	var k *kindError
+	if errors.As(err, &k) {
+		return k
 	}
 	return ErrConnection
 }
 
-func firstKind(err error) error {
-	if err == nil || isKind(err) {
-		return err
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		return firstKind(u.Unwrap())
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			if kind := firstKind(e); kind != nil {
-				return kind
-			}
-		}
-	}
-	return nil
-}
-
 func invalidArgument(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidArgument}, args...)...)
+	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
 }
 
 const (

@@ -9,11 +9,10 @@ import (
 	"time"
 )
 
-// Observer is told what every call of a Client does (docs/observability.md).
-// The context Observe returns comes back with the events that follow, so a
-// span started at EventCallStart or EventAttemptStart can live in it; the
-// request keeps the caller's context. An Observer must be safe for
-// concurrent use; a panic in Observe is recovered.
+// Observer is told what each call of a Client does (docs/observability.md).
+// The context Observe returns comes with the events that follow, so a span
+// can live in it; the request keeps the caller's context. An Observer must
+// be safe for concurrent use; a panic in Observe is recovered.
 type Observer interface {
 	Observe(ctx context.Context, e Event) context.Context
 }
@@ -21,9 +20,9 @@ type Observer interface {
 // EventType says what an Event reports.
 type EventType uint8
 
-// The events of a call, in the order they happen: one EventCallStart;
-// for each attempt an EventAttemptStart, an EventLimiterWait for each wait
-// for the rate limit, and an EventAttemptEnd; one EventCallEnd.
+// The events of a call, in order: one EventCallStart; for each attempt an
+// EventAttemptStart, an EventLimiterWait per wait for the rate limit, and
+// an EventAttemptEnd; one EventCallEnd.
 const (
 	EventCallStart EventType = iota + 1
 	EventAttemptStart
@@ -53,13 +52,13 @@ const (
 )
 
 // Event is one thing a call did; which fields are set depends on Type
-// (docs/observability.md has the table). Events never hold the API key,
-// and the body and header of an *APIError in Err are redacted.
+// (see docs/observability.md). An Event never holds the API key, and an
+// *APIError in Err has its body and header redacted.
 type Event struct {
 	Type      EventType
 	Operation string // the SDK method, such as "Projects.List"; "Client.Do" for a request of no endpoint
-	// Route is the method and path template, such as "GET /api/workspaces/{id}/projects"
-	// ("METHOD /{path}" for no endpoint): it holds no ID, so it suits metric labels.
+	// Route is the method and path template, such as "GET /api/workspaces/{id}/projects",
+	// or "METHOD /{path}" for no endpoint. It holds no ID, so it suits metric labels.
 	Route         string
 	Method        string // the request's HTTP method
 	URL           string // the request URL as APIError.URL shows it; it holds IDs: never a metric label
@@ -82,9 +81,8 @@ type Event struct {
 	Header http.Header
 }
 
-// observation is what the observers of one call share across its
-// events; a call of a client without observers has none. Each event is
-// made from the one that opened its call or its attempt.
+// observation is what one call's events share: each event is a copy of
+// the one that opened its call or its attempt.
 type observation struct {
 	call       *call // counts the attempts
 	start      Event // the call's EventCallStart
@@ -97,7 +95,7 @@ type observation struct {
 type observationKey struct{}
 
 // startObservation tells the observers a call began and returns req with
-// the observation in its context, for the transport.
+// the observation in its context, where the transport finds it.
 func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *http.Request) {
 	o := &observation{call: cl}
 	o.start = Event{
@@ -128,17 +126,14 @@ func (o *observation) notify(ctx context.Context, e Event) context.Context {
 	return ctx
 }
 
-// observeSafely skips an observer that panics or returns no context.
+// observeSafely keeps ctx when an observer panics or returns nil.
 func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Context) {
 	defer func() {
 		if recover() != nil {
 			out = ctx
 		}
 	}()
-	if next := obs.Observe(ctx, e); next != nil {
-		return next
-	}
-	return ctx
+	return cmp.Or(obs.Observe(ctx, e), ctx)
 }
 
 // acquire waits for the limiter's turn of one hop and tells the observers:
@@ -164,23 +159,18 @@ func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.
 	}
 	out := req.Clone(req.Context())
 	for k, v := range o.attempt.Header {
-		if !reservedHeader(k) {
+		if !reservedHeaders[http.CanonicalHeaderKey(k)] {
 			out.Header[k] = v
 		}
 	}
 	return out, ticket, err
 }
 
-func reservedHeader(key string) bool {
-	switch http.CanonicalHeaderKey(key) {
-	case "Authorization", "Content-Type", "Accept", "User-Agent", "Host", "Content-Length", "Cookie":
-		return true
-	}
-	return false
-}
+// reservedHeaders are the headers an observer cannot set.
+var reservedHeaders = map[string]bool{"Authorization": true, "Content-Type": true, "Accept": true,
+	"User-Agent": true, "Host": true, "Content-Length": true, "Cookie": true}
 
-// endAttempt tells the observers how the open attempt ended and whether
-// another follows.
+// endAttempt tells the observers how the open attempt ended.
 func (o *observation) endAttempt(r *result) {
 	if o.attempt.Attempt == 0 {
 		return
@@ -208,14 +198,10 @@ func (o *observation) end(resp *Response, err error) {
 	o.notify(o.ctx, e)
 }
 
-// slogObserver logs each attempt at Debug, and a long wait, for a retry
-// or for the rate limit, at Warn; never a header, a body or the key.
+// slogObserver logs each attempt at Debug and a wait over a second, which
+// may look like a hang, at Warn; never a header, a body or the key.
 type slogObserver struct{ logger *slog.Logger }
 
-// longWait is the wait after which the SDK warns: it may look like a hang.
-const longWait = time.Second
-
-// Observe implements Observer.
 func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 	switch {
 	case e.Type == EventAttemptEnd:
@@ -234,10 +220,10 @@ func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 			attrs = append(attrs, slog.Duration("wait", e.RetryWait))
 		}
 		s.logger.LogAttrs(ctx, slog.LevelDebug, "seoapi: attempt", attrs...)
-		if e.Retry && e.RetryWait > longWait {
+		if e.Retry && e.RetryWait > time.Second {
 			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: retrying after a long wait", attrs...)
 		}
-	case e.Type == EventLimiterWait && e.Duration > longWait:
+	case e.Type == EventLimiterWait && e.Duration > time.Second:
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: throttled by rate limit",
 			slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
 			slog.String("level", string(e.Level)), slog.Duration("waited", e.Duration))
