@@ -27,17 +27,16 @@ func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) err
 	return maxWaitLimit{client: clientMaxWait(ctx), own: maxWait, ownName: "the limiter's own"}.check(ctx, d, time.Now(), reason)
 }
 
-// maxWaitKey is the context key of the calling client's max wait.
+// maxWaitKey is the context key of the calling client's max wait, which a
+// Limiter outside the core reads with CheckWait.
 type maxWaitKey struct{}
 
-// contextWithMaxWait returns ctx carrying the client's max wait, for a
-// Limiter outside the core that calls CheckWait.
 func contextWithMaxWait(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, maxWaitKey{}, d)
 }
 
-// clientMaxWait returns the calling client's max wait that ctx carries,
-// or DefaultMaxWait when a limiter is called outside a Client.
+// clientMaxWait returns the calling client's max wait, or DefaultMaxWait
+// outside a Client.
 func clientMaxWait(ctx context.Context) time.Duration {
 	if d, ok := ctx.Value(maxWaitKey{}).(time.Duration); ok {
 		return d
@@ -45,9 +44,9 @@ func clientMaxWait(ctx context.Context) time.Duration {
 	return DefaultMaxWait
 }
 
-// maxWaitLimit is the max wait of one wait: the smaller of the client's
-// and a limiter's own (named ownName; 0: none). A tie names the client's,
-// the setting users set.
+// maxWaitLimit bounds one wait by the smaller of the client's max wait and
+// a limiter's own (0: none), named ownName. A tie names the client's, the
+// setting users set.
 type maxWaitLimit struct {
 	client, own time.Duration
 	ownName     string
