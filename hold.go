@@ -23,8 +23,7 @@ type serverHold struct {
 }
 
 // feedback moves the hold later for f.Hold (never earlier, at most maxHold
-// ahead), or clears it for f.Lift from the answer to a request sent at
-// sent.
+// ahead) or lifts it for f.Lift, from the answer to a request sent at sent.
 func (h *serverHold) feedback(ctx context.Context, sent time.Time, f RateFeedback) {
 	h.mu.Lock()
 	stale := f.Lift && h.askedAt.After(sent)
@@ -53,8 +52,7 @@ func (h *serverHold) end() time.Time {
 	return time.Time{}
 }
 
-// waitOut sleeps until the hold ends, unless limit refuses the wait, and
-// records the wait.
+// waitOut waits for the hold to end, unless limit refuses, and records it.
 func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitRecords) error {
 	until, start := h.end(), h.now()
 	if !until.After(start) {

@@ -29,11 +29,10 @@ type RateFeedback struct {
 }
 
 // FeedbackLimiter is a Limiter that keeps the server's hold for every
-// request sharing it, in this process or across a fleet; for any other
-// Limiter the client keeps the hold itself. The client calls Feedback
-// after each response with rate-limit headers or a 429 with Retry-After,
-// except for a Lift answering a request sent before the last hold it
-// passed on. A hold set by another process is the limiter's to guard.
+// request sharing it, in this process or across a fleet (the client keeps
+// the hold for any other Limiter). The client calls Feedback after each
+// response with rate-limit headers or a 429 with Retry-After, but passes
+// on no Lift answering a request sent before the last hold it passed on.
 type FeedbackLimiter interface {
 	Limiter
 	Feedback(ctx context.Context, f RateFeedback)
@@ -154,7 +153,7 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 	if l.inner == nil {
 		return slotTicket{sent: start}, ctx.Err()
 	}
-	ctx = contextWithMaxWait(ctx, maxWait)
+	ctx = context.WithValue(ctx, maxWaitKey{}, maxWait)
 	var t slotTicket
 	var err error
 	if s, ok := l.inner.(SlotLimiter); ok {

@@ -25,31 +25,23 @@ type rateHeaders struct {
 	asked     bool          // the server asked for wait
 }
 
-// rateHeaderNames are the rate-limit headers with and without the X-
-// prefix, spelled canonically so that reading them builds no strings.
-var rateHeaderNames = [...][3]string{
-	{"X-Ratelimit-Remaining", "X-Ratelimit-Limit", "X-Ratelimit-Reset"},
-	{"Ratelimit-Remaining", "Ratelimit-Limit", "Ratelimit-Reset"},
-}
-
 // readRateHeaders reads h, whose values are already cleaned of the key.
 // A reset is seconds from now, or a Unix time when over a billion seconds
 // (no window is 31 years long); one over 1e12 or negative is ignored.
 func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	r := rateHeaders{requestID: cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"))}
-	for _, names := range rateHeaderNames {
-		remaining, ok := headerInt(h, names[0])
+	for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} { // canonical keys
+		remaining, ok := headerInt(h, prefix+"Remaining")
 		if !ok {
 			continue
 		}
 		r.rate.Remaining = remaining
-		r.rate.Limit, _ = headerInt(h, names[1])
-		reset, err := strconv.ParseFloat(strings.TrimSpace(h.Get(names[2])), 64)
+		r.rate.Limit, _ = headerInt(h, prefix+"Limit")
+		reset, err := strconv.ParseFloat(strings.TrimSpace(h.Get(prefix+"Reset")), 64)
 		switch {
 		case err != nil || !(reset >= 0 && reset <= 1e12):
 		case reset > 1e9:
-			sec, frac := math.Modf(reset)
-			r.rate.Reset = time.Unix(int64(sec), int64(frac*1e9))
+			r.rate.Reset = time.UnixMicro(int64(reset * 1e6))
 		default: // the monotonic reading is for comparisons, not for a printed Reset
 			r.rate.Reset = now.Add(time.Duration(reset * float64(time.Second))).Round(0)
 		}

@@ -575,7 +575,7 @@ func TestMaxWaitIsOneSetting(t *testing.T) {
 
 func TestCheckWaitAppliesTheClientsMaxWait(t *testing.T) {
 	t.Parallel()
-	withClient := contextWithMaxWait(context.Background(), 5*time.Second)
+	withClient := context.WithValue(context.Background(), maxWaitKey{}, 5*time.Second)
 	deadline, cancel := context.WithTimeout(withClient, time.Second)
 	defer cancel()
 	ended, end := context.WithCancel(context.Background())

@@ -155,13 +155,11 @@ func (l *windowLimiter) done(t slotTicket, answered bool) {
 	defer l.mu.Unlock()
 	at := l.now().Sub(l.origin)
 	was, frees := t.sent.Sub(l.origin)+secondSpan, at+time.Second+secondGuard
-	if answered {
-		frees = min(frees, was)
-	} else {
-		frees = max(frees, was)
-	}
-	if l.second.remove(was) || !answered {
-		l.second.add(frees, at)
+	switch held := l.second.remove(was); {
+	case !answered: // taken again if it freed meanwhile
+		l.second.add(max(frees, was), at)
+	case held:
+		l.second.add(min(frees, was), at)
 	}
 }
 
