@@ -6,10 +6,6 @@ import (
 	"time"
 )
 
-// maxHold is the longest hold: a reset further ahead is a bad header, not
-// a reason to stop a client for years.
-const maxHold = hourSpan
-
 // serverHold is the server's hold: nothing is sent before until. Only the
 // answer to a request sent after the last hold was asked for lifts it: an
 // older answer says nothing of that hold.

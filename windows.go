@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// How long a request holds its slots; docs/limiter.md gives the reasons.
+// How long a request holds its slots, and a hold at most (docs/limiter.md).
 const (
 	secondGuard  = 5 * time.Millisecond  // after an answer or a failure: timer and clock granularity
 	releaseGuard = 15 * time.Millisecond // after the release of a request whose answer is never heard of (Wait)
@@ -15,6 +15,7 @@ const (
 	hourGuard    = 2 * time.Second       // a request reaches the server a little after its release
 	hourSpan     = time.Hour + hourGuard
 	secondSpan   = maxTransit + time.Second + secondGuard // from the release, until done moves it
+	maxHold      = hourSpan                               // the longest hold: a later reset is a bad header
 )
 
 // windowLimiter is the built-in limiter: two exact rolling windows and the
