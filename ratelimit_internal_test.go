@@ -178,7 +178,7 @@ func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
 	for i := range 50 {
 		var rec waitRecords
 		require.NoError(t, turn(builtin(l), ctx, time.Minute, &rec), i)
-		assert.Zero(t, len(rec), "request %d waited", i)
+		assert.Empty(t, rec, "request %d waited", i)
 	}
 	// The 51st waits until the first leaves the second and its guard.
 	err := l.Wait(ctx)
