@@ -6,24 +6,20 @@ import (
 	"time"
 )
 
-// maxHold is the longest a hold lasts: a reset further ahead is a bad
-// header, not a reason to stop a client for years.
-const maxHold = hourSpan
-
-// serverHold is the server's hold: send nothing before until. An answer
-// lifts it only when its request was sent after the last answer that
-// asked for a hold: an older answer says nothing of that hold.
+// serverHold is the server's hold: nothing is sent before until. Only the
+// answer to a request sent after the last hold was asked for lifts it: an
+// older answer says nothing of that hold.
 type serverHold struct {
 	mu      sync.Mutex
 	until   time.Time // zero: no hold
 	askedAt time.Time
 	now     func() time.Time
-	fleet   FeedbackLimiter // told what the hold keeps, when it keeps the hold itself
+	sleep   func(context.Context, time.Duration) error // tests replace it
+	fleet   FeedbackLimiter                            // keeps the hold itself, told what this one did not ignore
 }
 
 // feedback moves the hold later for f.Hold (never earlier, at most maxHold
-// ahead), or clears it for f.Lift from the answer to a request sent at
-// sent, and passes on to the fleet what it did not ignore.
+// ahead) or lifts it for f.Lift, from the answer to a request sent at sent.
 func (h *serverHold) feedback(ctx context.Context, sent time.Time, f RateFeedback) {
 	h.mu.Lock()
 	stale := f.Lift && h.askedAt.After(sent)
@@ -52,24 +48,17 @@ func (h *serverHold) end() time.Time {
 	return time.Time{}
 }
 
-// waitOut sleeps until the hold ends, unless that is longer than limit,
-// and records the wait.
-func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitRecords, sleep func(context.Context, time.Duration) error) error {
-	h.mu.Lock()
-	until := h.until
-	h.mu.Unlock()
-	if until.IsZero() {
+// waitOut waits for the hold to end, unless limit refuses, and records it.
+func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitRecords) error {
+	until, start := h.end(), h.now()
+	if !until.After(start) {
 		return nil
 	}
-	start := h.now()
 	d := until.Sub(start)
-	if d <= 0 {
-		return nil
-	}
 	if err := limit.check(ctx, d, start, levelReasons[WaitServer]); err != nil {
 		return err
 	}
-	err := sleep(ctx, d)
+	err := h.sleep(ctx, d)
 	rec.add(WaitServer, start, h.now().Sub(start), ctx, err != nil)
 	return err
 }

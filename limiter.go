@@ -22,20 +22,17 @@ type Limiter interface {
 // RateFeedback is the server's hold (or its lift) as one response said it.
 type RateFeedback struct {
 	// Hold asks that nothing be sent for this long: the server said no
-	// requests remain until a reset (at most an hour and a guard ahead),
-	// or answered 429 with Retry-After.
+	// requests remain until a reset, or answered 429 with Retry-After.
 	Hold time.Duration
-	// Lift is set when the server said requests remain: an earlier hold
-	// has ended early.
+	// Lift says requests remain: an earlier hold ended early.
 	Lift bool
 }
 
-// FeedbackLimiter is a Limiter told the server's hold, which it keeps for
-// every request sharing it, in this process or across a fleet (the client
-// keeps it for another Limiter). The client calls Feedback after each
+// FeedbackLimiter is a Limiter that keeps the server's hold for every
+// request sharing it, in this process or across a fleet (the client keeps
+// the hold for any other Limiter). The client calls Feedback after each
 // response with rate-limit headers or a 429 with Retry-After, but passes
-// on no Lift answering a request sent before the last hold it passed on;
-// a hold from another process is the limiter's to guard alike.
+// on no Lift answering a request sent before the last hold it passed on.
 type FeedbackLimiter interface {
 	Limiter
 	Feedback(ctx context.Context, f RateFeedback)
@@ -54,15 +51,11 @@ type SlotLimiter interface {
 }
 
 // NewLimiter returns the built-in limiter: at most perHour requests in any
-// rolling hour and perSecond in any rolling second (see docs/limiter.md).
-// It is a FeedbackLimiter, a SlotLimiter and a BudgetLimiter, safe for
-// concurrent use; give it to several clients with WithLimiter to share one
-// budget and the server's hold.
-//
-// A wait longer than the max wait, or past the context's deadline, fails
-// at once with an *APIError matching ErrRateLimited whose RetryAfter is
-// the wait refused. The max wait is the calling client's WithMaxWait
-// (DefaultMaxWait outside a Client), or maxWait when positive and smaller.
+// rolling hour and perSecond in any rolling second. It is a
+// FeedbackLimiter, a SlotLimiter and a BudgetLimiter, safe for concurrent
+// use; give it to several clients with WithLimiter to share one budget and
+// the server's hold. It refuses a wait as CheckWait does, with maxWait as
+// its own max wait.
 func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) {
 	if perHour <= 0 || perSecond <= 0 || maxWait < 0 {
 		return nil, invalidArgument("NewLimiter(%d, %d, %s): limits must be positive, maxWait not negative", perHour, perSecond, maxWait)
@@ -70,34 +63,32 @@ func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) 
 	return newWindowLimiter(perHour, perSecond, maxWait, time.Now), nil
 }
 
-// waitRecord is one wait a request made.
+// waitRecord is one wait; err is the context's error when it cut the wait.
 type waitRecord struct {
 	level WaitLevel
 	start time.Time
 	d     time.Duration
-	err   error // the context's error when it cut the wait short
+	err   error
 }
 
-// waitRecords are the waits one request made, in order, at most three.
-type waitRecords struct {
-	n int
-	w [3]waitRecord
-}
+// waitRecords are the waits of one request, in order.
+type waitRecords []waitRecord
 
-// add records a wait; a failed one keeps ctx's error, when ctx ended it.
+// add records a wait, unless r is nil; a failed one keeps ctx's error.
 func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, ctx context.Context, failed bool) {
-	if r != nil && r.n < len(r.w) {
-		r.w[r.n] = waitRecord{level: level, start: start, d: d}
-		if failed {
-			r.w[r.n].err = ctx.Err()
-		}
-		r.n++
+	if r == nil {
+		return
 	}
+	w := waitRecord{level: level, start: start, d: d}
+	if failed {
+		w.err = ctx.Err()
+	}
+	*r = append(*r, w)
 }
 
-func (r *waitRecords) all() []waitRecord { return r.w[:r.n] }
+func (r waitRecords) all() []waitRecord { return r }
 
-// levelReasons are how an error names the limit that asked for a wait.
+// levelReasons name the limit that asked for a wait in a refusal.
 var levelReasons = map[WaitLevel]string{WaitPerSecond: "per-second limit", WaitPerHour: "hourly limit", WaitServer: "server rate limit"}
 
 // slotTicket is one request a limiter let go.
@@ -107,11 +98,10 @@ type slotTicket struct {
 	answered func()    // a SlotLimiter's
 }
 
-// attemptLimiter is what hopTransport uses for every attempt: acquire
-// waits for a turn within maxWait (the client's WithMaxWait), recording
-// each wait in rec; feedback tells what the answer to a request sent at
-// sent said; done tells, once a turn, that the request was answered, or
-// failed after it may have been sent.
+// attemptLimiter is a client's limiter as hopTransport uses it: acquire
+// waits for a turn within maxWait, recording each wait in rec; feedback
+// tells what the answer to a request sent at sent said; done tells that
+// the request was answered, or failed after it may have been sent.
 type attemptLimiter interface {
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
 	feedback(ctx context.Context, sent time.Time, f RateFeedback)
@@ -122,26 +112,22 @@ type attemptLimiter interface {
 // newAttemptLimiter returns a client's limiter: the built-in one (its own
 // or a shared one) with its reserve, another Limiter, or none.
 func newAttemptLimiter(cfg rateLimitConfig, now func() time.Time) attemptLimiter {
-	switch l := cfg.limiter.(type) {
-	case *windowLimiter:
-		return builtinLimiter{windowLimiter: l, keep: cfg.reserve}
-	case nil:
-		if !cfg.off {
-			return builtinLimiter{windowLimiter: newWindowLimiter(cfg.perHour, cfg.perSecond, 0, now), keep: cfg.reserve}
-		}
+	l := cfg.limiter
+	if l == nil && !cfg.off {
+		l = newWindowLimiter(cfg.perHour, cfg.perSecond, 0, now)
 	}
-	l := &otherLimiter{serverHold: serverHold{now: now}, inner: cfg.limiter}
-	l.fleet, _ = cfg.limiter.(FeedbackLimiter)
-	return l
+	if w, ok := l.(*windowLimiter); ok {
+		return builtinLimiter{windowLimiter: w, keep: cfg.reserve}
+	}
+	fleet, _ := l.(FeedbackLimiter)
+	return &otherLimiter{serverHold: serverHold{now: now, sleep: sleep, fleet: fleet}, inner: l}
 }
 
 // builtinLimiter is the built-in limiter with one client's reserve.
 type builtinLimiter struct {
 	*windowLimiter
-	keep windowReserve
-	// unheard is set for Wait, whose answers are never heard of: each
-	// request counts in the second from its release, with a wider guard.
-	unheard bool
+	keep    windowReserve
+	unheard bool // for Wait: no answer is heard of, a request counts from its release
 }
 
 // otherLimiter is a Limiter from outside the core, or none, and the
@@ -152,14 +138,14 @@ type otherLimiter struct {
 }
 
 // minReportedWait is the shortest wait of another Limiter recorded: a
-// fleet limiter's round trip is no wait; nor is a refusal.
+// fleet limiter's round trip is no wait.
 const minReportedWait = time.Millisecond
 
-// acquire waits for the hold, then for the Limiter (with Acquire when it
-// is a SlotLimiter), which reads the client's max wait from the context.
+// acquire waits for the hold, then for the Limiter, which may read the
+// client's max wait from the context (CheckWait).
 func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if l.fleet == nil {
-		if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec, sleep); err != nil {
+		if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec); err != nil {
 			return slotTicket{}, err
 		}
 	}
@@ -167,12 +153,13 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 	if l.inner == nil {
 		return slotTicket{sent: start}, ctx.Err()
 	}
+	ctx = context.WithValue(ctx, maxWaitKey{}, maxWait)
 	var t slotTicket
 	var err error
 	if s, ok := l.inner.(SlotLimiter); ok {
-		t.answered, err = s.Acquire(contextWithMaxWait(ctx, maxWait))
+		t.answered, err = s.Acquire(ctx)
 	} else {
-		err = l.inner.Wait(contextWithMaxWait(ctx, maxWait))
+		err = l.inner.Wait(ctx)
 	}
 	t.sent = l.now()
 	cut := err != nil && ctx.Err() != nil
@@ -211,17 +198,15 @@ type Budget struct {
 	HoldUntil time.Time
 }
 
-// BudgetLimiter is a Limiter that can tell its Budget. The built-in
-// limiter (NewLimiter) is one; a Limiter given with WithLimiter may
-// implement it so that Client.Budget works with it too.
+// BudgetLimiter is a Limiter that can tell its Budget, as NewLimiter's
+// does; Client.Budget asks the client's Limiter through it.
 type BudgetLimiter interface {
 	Budget(ctx context.Context) (Budget, error)
 }
 
 // Budget returns the budget of the client's limiter. It fails with
-// ErrInvalidArgument when the limiter cannot tell one: the limiter is off
-// (WithoutRateLimit), or a Limiter given with WithLimiter does not
-// implement BudgetLimiter.
+// ErrInvalidArgument when the limiter is off (WithoutRateLimit) or is not
+// a BudgetLimiter.
 func (c *Client) Budget(ctx context.Context) (Budget, error) {
 	if ctx == nil {
 		return Budget{}, invalidArgument("nil context")

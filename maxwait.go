@@ -6,12 +6,10 @@ import (
 )
 
 // RefuseWait is for Limiter implementations: it returns the error a
-// Limiter gives when it will not wait d before letting a request go, an
-// *APIError with StatusCode 0 and RetryAfter d that matches
-// ErrRateLimited (the client fills in its Method, URL and Attempts).
-// reason is the message; it should begin with the limit that asked for
-// the wait, such as "fleet limit: wait of 2m0s exceeds the max wait of
-// 1m0s (WithMaxWait)".
+// Limiter gives when it will not wait d, an *APIError matching
+// ErrRateLimited with StatusCode 0 and RetryAfter d (the client fills in
+// its Method, URL and Attempts). reason is the message; it should begin
+// with the limit that asked for the wait, such as "fleet limit".
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
@@ -19,25 +17,19 @@ func RefuseWait(d time.Duration, reason string) *APIError {
 // CheckWait is for Limiter implementations: it tells a Limiter whether it
 // may wait d before letting a request go. It returns ctx's error when ctx
 // has ended; nil when d is at most the max wait and ends before ctx's
-// deadline; and otherwise a RefuseWait error saying which bound d broke.
-// The max wait is the calling client's WithMaxWait (DefaultMaxWait outside
-// a Client), or maxWait, the limiter's own, when positive and smaller.
-// reason names the limit that asked for the wait, such as "fleet limit".
+// deadline; and otherwise a RefuseWait error with reason and the bound d
+// broke. The max wait is the calling client's WithMaxWait (DefaultMaxWait
+// outside a Client), or maxWait, the limiter's own, when positive and smaller.
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
 	return maxWaitLimit{client: clientMaxWait(ctx), own: maxWait, ownName: "the limiter's own"}.check(ctx, d, time.Now(), reason)
 }
 
-// maxWaitKey is the context key of the calling client's max wait.
+// maxWaitKey is the context key under which a client gives a Limiter its
+// max wait, for CheckWait.
 type maxWaitKey struct{}
 
-// contextWithMaxWait returns ctx carrying the client's max wait, for a
-// Limiter outside the core that calls CheckWait.
-func contextWithMaxWait(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, maxWaitKey{}, d)
-}
-
-// clientMaxWait returns the calling client's max wait that ctx carries,
-// or DefaultMaxWait when a limiter is called outside a Client.
+// clientMaxWait returns the calling client's max wait, or DefaultMaxWait
+// outside a Client.
 func clientMaxWait(ctx context.Context) time.Duration {
 	if d, ok := ctx.Value(maxWaitKey{}).(time.Duration); ok {
 		return d
@@ -45,9 +37,8 @@ func clientMaxWait(ctx context.Context) time.Duration {
 	return DefaultMaxWait
 }
 
-// maxWaitLimit is the max wait of one wait: the smaller of the client's
-// and a limiter's own (named ownName; 0: none). A tie names the client's,
-// the setting users set.
+// maxWaitLimit bounds one wait by the smaller of the client's max wait and
+// a limiter's own (0: none), named ownName; a tie names the client's.
 type maxWaitLimit struct {
 	client, own time.Duration
 	ownName     string
@@ -74,12 +65,10 @@ func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time,
 
 // sleep waits for d or until ctx ends, whichever is first.
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	}
 }

@@ -20,18 +20,9 @@ type Rate struct {
 type rateHeaders struct {
 	rate      Rate
 	requestID string
-	exhausted bool // no requests remain until a reset still ahead
-	// wait is how long the server asked the client to wait, when asked:
-	// Retry-After (retryAfter set), else the reset of an exhausted limit.
-	wait              time.Duration
-	asked, retryAfter bool
-}
-
-// rateHeaderNames are the rate-limit headers, with and without the X-
-// prefix, spelled canonically so that reading them builds no strings.
-var rateHeaderNames = [...][3]string{
-	{"X-Ratelimit-Remaining", "X-Ratelimit-Limit", "X-Ratelimit-Reset"},
-	{"Ratelimit-Remaining", "Ratelimit-Limit", "Ratelimit-Reset"},
+	exhausted bool          // no requests remain until a reset still ahead
+	wait      time.Duration // the wait asked for: Retry-After, else an exhausted limit's reset
+	asked     bool          // the server asked for wait
 }
 
 // readRateHeaders reads h, whose values are already cleaned of the key.
@@ -39,19 +30,18 @@ var rateHeaderNames = [...][3]string{
 // (no window is 31 years long); one over 1e12 or negative is ignored.
 func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	r := rateHeaders{requestID: cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"))}
-	for _, names := range rateHeaderNames {
-		remaining, ok := headerInt(h, names[0])
+	for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} { // canonical keys
+		remaining, ok := headerInt(h, prefix+"Remaining")
 		if !ok {
 			continue
 		}
 		r.rate.Remaining = remaining
-		r.rate.Limit, _ = headerInt(h, names[1])
-		reset, err := strconv.ParseFloat(strings.TrimSpace(h.Get(names[2])), 64)
+		r.rate.Limit, _ = headerInt(h, prefix+"Limit")
+		reset, err := strconv.ParseFloat(strings.TrimSpace(h.Get(prefix+"Reset")), 64)
 		switch {
 		case err != nil || !(reset >= 0 && reset <= 1e12):
 		case reset > 1e9:
-			sec, frac := math.Modf(reset)
-			r.rate.Reset = time.Unix(int64(sec), int64(frac*1e9))
+			r.rate.Reset = time.UnixMicro(int64(reset * 1e6))
 		default: // the monotonic reading is for comparisons, not for a printed Reset
 			r.rate.Reset = now.Add(time.Duration(reset * float64(time.Second))).Round(0)
 		}
@@ -60,7 +50,6 @@ func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	r.exhausted = r.rate.Remaining <= 0 && r.rate.Reset.After(now)
 	if v := h.Get("Retry-After"); v != "" {
 		r.wait, r.asked = parseRetryAfter(v, now)
-		r.retryAfter = r.asked
 	}
 	if !r.asked && r.exhausted {
 		r.wait, r.asked = r.rate.Reset.Sub(now), true
@@ -69,7 +58,7 @@ func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 }
 
 // headerInt reads an integer header; of a structured-field value such as
-// "100;w=3600" it reads the number first.
+// "100;w=3600" it reads the number.
 func headerInt(h http.Header, key string) (int, bool) {
 	v, _, _ := strings.Cut(h.Get(key), ";")
 	v, _, _ = strings.Cut(v, ",")
@@ -100,13 +89,14 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// hold is what the response tells the limiter: a 429 with Retry-After, or
-// no requests remaining until a reset still ahead, asks for a hold (at
-// most maxHold); requests remaining, on any other status, lift a hold. ok
-// is false when the response said nothing of the kind.
+// hold is what the response tells the limiter: a 429 with a wait, or no
+// requests remaining until a reset still ahead, asks for a hold (at most
+// maxHold); requests remaining, on any other status, lift a hold. ok is
+// false when the response said nothing of the kind.
 func (r *rateHeaders) hold(status int, now time.Time) (f RateFeedback, ok bool) {
 	switch {
-	case status == http.StatusTooManyRequests && r.retryAfter && r.wait > 0:
+	case status == http.StatusTooManyRequests && r.asked && r.wait > 0:
+		// Asked without Retry-After, the limit is exhausted: the same hold.
 		return RateFeedback{Hold: min(r.wait, maxHold)}, true
 	case r.exhausted:
 		return RateFeedback{Hold: min(r.rate.Reset.Sub(now), maxHold)}, true

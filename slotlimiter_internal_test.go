@@ -169,7 +169,7 @@ func TestBuiltInLimiterIsASlotLimiter(t *testing.T) {
 			clk := newClock()
 			l := newWindowLimiter(1000, 1, 0, clk.now)
 			tt.take(l, clk)
-			ctx := contextWithMaxWait(context.Background(), time.Nanosecond)
+			ctx := context.WithValue(context.Background(), maxWaitKey{}, time.Nanosecond)
 			_, err := l.Acquire(ctx)
 			var apiErr *APIError
 			require.True(t, errors.As(err, &apiErr), "%v", err)

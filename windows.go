@@ -7,36 +7,34 @@ import (
 	"time"
 )
 
-// How long a request holds its slots (docs/limiter.md has the
-// measurements behind each figure).
+// How long a request holds its slots, and a hold at most (docs/limiter.md).
 const (
-	secondGuard  = 5 * time.Millisecond                   // after an answer or a failure: timer and clock granularity
-	releaseGuard = 15 * time.Millisecond                  // after the release of a request let go by Wait, never answered
-	maxTransit   = time.Second                            // the latest a request is assumed to reach the server after its release
-	hourGuard    = 2 * time.Second                        // a request arrives a little after its release
-	hourSpan     = time.Hour + hourGuard                  // a slot of the hour, from the release
-	secondSpan   = maxTransit + time.Second + secondGuard // a slot of the second, from the release, until the request ends
+	secondGuard  = 5 * time.Millisecond  // after an answer or a failure: timer and clock granularity
+	releaseGuard = 15 * time.Millisecond // after the release of a request whose answer is never heard of (Wait)
+	maxTransit   = time.Second           // the latest a request may reach the server after its release
+	hourGuard    = 2 * time.Second       // a request reaches the server a little after its release
+	hourSpan     = time.Hour + hourGuard
+	secondSpan   = maxTransit + time.Second + secondGuard // from the release, until done moves it
+	maxHold      = hourSpan                               // the longest hold: a later reset is a bad header
 )
 
 // windowLimiter is the built-in limiter: two exact rolling windows and the
-// server's hold, under one lock. A request takes a slot in both at once,
-// in the order requests asked (why not a token bucket: docs/limiter.md).
+// server's hold, under the hold's lock. A request takes a slot in both at
+// once, in the order requests asked.
 type windowLimiter struct {
-	serverHold                                            // its mu guards the windows too
-	maxWait    time.Duration                              // NewLimiter's own bound; 0: the client's
-	sleep      func(context.Context, time.Duration) error // tests replace it
-	origin     time.Time                                  // times in the windows are durations since origin
-	second     window                                     // until a second after the server last counted the request
-	hour       window                                     // until an hour after the release
+	serverHold
+	maxWait time.Duration // NewLimiter's own bound; 0: the client's
+	origin  time.Time     // times in the windows are durations since origin
+	second  window
+	hour    window
 }
 
 func newWindowLimiter(perHour, perSecond int, maxWait time.Duration, now func() time.Time) *windowLimiter {
-	return &windowLimiter{serverHold: serverHold{now: now}, maxWait: maxWait, sleep: sleep, origin: now(),
+	return &windowLimiter{serverHold: serverHold{now: now, sleep: sleep}, maxWait: maxWait, origin: now(),
 		second: window{size: perSecond}, hour: window{size: perHour}}
 }
 
 // Wait blocks until the hold and both windows let one more request go.
-// Its answer is never heard of: it counts from its release, a guard wider.
 func (l *windowLimiter) Wait(ctx context.Context) error {
 	_, err := builtinLimiter{windowLimiter: l, unheard: true}.acquire(ctx, clientMaxWait(ctx), nil)
 	return err
@@ -55,8 +53,8 @@ func (l *windowLimiter) Acquire(ctx context.Context) (answered func(), err error
 // Feedback holds back every request sharing the limiter (see RateFeedback).
 func (l *windowLimiter) Feedback(ctx context.Context, f RateFeedback) { l.feedback(ctx, l.now(), f) }
 
-// Budget returns the limits, the slots held (waiting requests' included)
-// and the server's hold.
+// Budget returns the limits, the slots held (by waiting requests too) and
+// the server's hold.
 func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 	l.mu.Lock()
 	at := l.now().Sub(l.origin)
@@ -67,16 +65,14 @@ func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 }
 
 // acquire waits for the server's hold, then for both windows, leaving
-// l.keep free (WithReserve). Held back by the hold or the reserve, it
-// sleeps without a place in line and looks again; a hold set while it
-// waited for a window sends it back to the start. A wait cut short gives
-// its slots back.
+// l.keep free. Held back by the hold or the reserve, or finding a hold set
+// while it waited, it waits without slots and looks again.
 func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if err := ctx.Err(); err != nil {
 		return slotTicket{}, err
 	}
 	limit := maxWaitLimit{client: maxWait, own: l.maxWait, ownName: "NewLimiter"}
-	second := secondSpan // until done moves it
+	second := secondSpan
 	if l.unheard {
 		second = time.Second + releaseGuard
 	}
@@ -85,22 +81,20 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 	for {
 		t, wait, level, err := l.take(ctx, limit, second, start)
 		switch {
-		case err != nil:
-		case level == WaitServer:
-			err = l.waitOut(ctx, limit, rec, l.sleep)
+		case err == nil && level == WaitServer:
+			err = l.waitOut(ctx, limit, rec)
 			if waited == "" {
 				start = l.now()
 			}
-		case wait > 0:
-			waited, err = level, l.sleep(ctx, wait)
-			if err == nil && !l.end().IsZero() {
-				// The server asked for a hold while this request waited.
-				l.giveBack(t, second)
+			if err == nil {
 				continue
 			}
-		}
-		if err == nil && !t.taken {
-			continue
+		case err == nil && wait > 0:
+			waited, err = level, l.sleep(ctx, wait)
+			if err == nil && (!t.taken || !l.end().IsZero()) {
+				l.giveBack(t, second) // held back by the reserve, or a hold came meanwhile
+				continue
+			}
 		}
 		if waited != "" {
 			rec.add(waited, start, l.now().Sub(start), ctx, err != nil)
@@ -113,10 +107,9 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 	}
 }
 
-// take takes both slots at the earliest release that leaves l.keep free,
-// the second's for second, and returns the wait until then. It takes
-// nothing while the hold is set (level WaitServer), or when the reserve
-// allows only a later release, whose wait it returns.
+// take takes both slots, the second's for second, at the earliest release
+// that leaves l.keep free, and returns the wait until then. It takes
+// nothing while the hold is set (WaitServer) or the reserve holds it back.
 func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second time.Duration, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -134,8 +127,9 @@ func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second tim
 	if hour > sec {
 		level = WaitPerHour
 	}
+	wait := release - at
 	reserved := l.keep != windowReserve{} && release > max(first, l.hour.free(0), l.second.free(0))
-	if wait := release - at; wait > 0 {
+	if wait > 0 {
 		reason := levelReasons[level]
 		if reserved {
 			reason += " keeping the reserve (WithReserve)"
@@ -145,16 +139,15 @@ func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second tim
 		}
 	}
 	if reserved {
-		return slotTicket{}, release - at, level, nil
+		return slotTicket{}, wait, level, nil
 	}
 	l.hour.add(release+hourSpan, at)
 	l.second.add(release+second, at)
-	return slotTicket{sent: l.origin.Add(release), taken: true}, release - at, level, nil
+	return slotTicket{sent: l.origin.Add(release), taken: true}, wait, level, nil
 }
 
-// done moves t's slot of the second to a second (and the guard) after
-// now: sooner when answered (the server counted it by now), later when it
-// failed (it may arrive until release + maxTransit). See docs/limiter.md.
+// done moves t's slot of the second to a second and the guard after now:
+// sooner when answered, later when it failed (docs/limiter.md).
 func (l *windowLimiter) done(t slotTicket, answered bool) {
 	if !t.taken {
 		return
@@ -163,13 +156,11 @@ func (l *windowLimiter) done(t slotTicket, answered bool) {
 	defer l.mu.Unlock()
 	at := l.now().Sub(l.origin)
 	was, frees := t.sent.Sub(l.origin)+secondSpan, at+time.Second+secondGuard
-	if answered {
-		frees = min(frees, was)
-	} else {
-		frees = max(frees, was)
-	}
-	if l.second.remove(was) || !answered {
-		l.second.add(frees, at)
+	switch held := l.second.remove(was); {
+	case !answered: // taken again if it freed meanwhile
+		l.second.add(max(frees, was), at)
+	case held:
+		l.second.add(min(frees, was), at)
 	}
 }
 
@@ -187,8 +178,7 @@ func (l *windowLimiter) giveBack(t slotTicket, second time.Duration) {
 // windowReserve is what a client leaves free in each window (WithReserve).
 type windowReserve struct{ perHour, perSecond int }
 
-// window is one rolling window: when each slot frees, since the origin,
-// in ascending order.
+// window is one rolling window: when each slot frees, in ascending order.
 type window struct {
 	size int
 	ends []time.Duration
@@ -210,8 +200,7 @@ func (w *window) held(at time.Duration) int {
 }
 
 // add holds a slot until end. It drops the slots freed at at once they
-// are half the slice, so that the slice is reused and dropping costs O(1)
-// a slot.
+// are half the slice: the slice is reused and dropping costs O(1) a slot.
 func (w *window) add(end, at time.Duration) {
 	if freed, _ := slices.BinarySearch(w.ends, at+1); freed > 0 && 2*freed >= len(w.ends) {
 		w.ends = w.ends[:copy(w.ends, w.ends[freed:])]
