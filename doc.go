@@ -1,36 +1,71 @@
 // Package seoapi is a client for the Workspace Automation REST API of an
-// SEO workflow platform: workspaces, projects, content plans, members, API
-// keys and competitors. The README covers installation and every option.
+// SEO workflow platform: workspaces, their projects, content plans,
+// members and API keys, and the competitors of a project.
 //
-// Create one [Client] with [NewClient] or [NewClientFromEnv] and share it:
-// it is safe for concurrent use. Each resource has a service with a method
-// per endpoint; the context bounds the whole call, retries included:
+// # Usage
+//
+// Create one [Client] with the base URL and an API key, or with
+// [NewClientFromEnv], and share it: it is safe for concurrent use. Each
+// resource has a service with a method per endpoint, and List, All and
+// Pages for its list. The context bounds the whole call, waits and
+// retries included:
 //
 //	client, err := seoapi.NewClient("https://api.example.com", os.Getenv("SEOAPI_API_KEY"))
-//	p, _, err := client.Projects.Create(ctx, wsID, &seoapi.ProjectCreateRequest{Name: "Shop"})
-//	p, _, err = client.Projects.Update(ctx, wsID, p.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("Shop EU")})
+//	ws, _, err := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+//	p, _, err := client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: "Shop"})
+//	p, _, err = client.Projects.Update(ctx, ws.ID, p.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("Shop EU")})
+//
+// Update sends only the fields that are set. A bad argument fails with
+// [ErrInvalidArgument] before anything is sent. [Client.NewRequest] and
+// [Client.Do] send any other request the same way. The API publishes no
+// fields, so answers are read tolerantly: every resource keeps its JSON
+// in Raw, and every request type sends extra fields from Extra.
+//
+// From a clone of the repository, these run the SDK against a fake API:
+//
+//	go run ./examples/quickstart                  # every endpoint, in process
+//	go run ./cmd/seoapi-fake -addr 127.0.0.1:8080 # the fake as a server
 //
 // # Errors
 //
 // Every error matches exactly one kind with [errors.Is], such as
-// [ErrInvalidArgument] (nothing was sent), [ErrNotFound] or
-// [ErrRateLimited], or is the context's own error. An [*APIError] holds the
-// status, code, message and request ID. A POST or PATCH that may have taken
-// effect also matches [ErrOutcomeUnknown]; the SDK never repeats it.
+// [ErrNotFound] or [ErrRateLimited], or is the context's own error when
+// the call's context ended. An [*APIError] holds the status, the body's
+// code and message, the request ID and RetryAfter. A POST or PATCH that
+// may have taken effect also matches [ErrOutcomeUnknown]: the SDK never
+// repeats it, so look before trying again (package
+// [github.com/seoapi/seoapi-go/bulk] does this for many writes).
 //
 // # Listing
 //
-// List returns one page, All iterates over every item, and Pages over
-// whole pages. A job saves each [Page]'s Next token and passes it as
-// [ListOptions.Resume] to go on where it stopped, in any process. An empty
-// Resume starts over, so a finished job records that, not an empty token.
+// List returns one page; All iterates over every item, fetching each page
+// as the loop reaches it, and Pages over whole pages. A job saves each [Page]'s Next token
+// and sets it as [ListOptions.Resume] to go on where it stopped, in any
+// process; a changed or foreign token fails with [ErrInvalidArgument]. An
+// empty Resume starts at the first page, so a job records that it
+// finished rather than saving an empty token.
 //
-// # Rate limits and logs
+// # Rate limits and retries
 //
-// A Client keeps within the API's limits and the server's hold after a
-// 429. Clients of one key share a limiter ([WithLimiter]), processes share
-// one in Redis ([github.com/seoapi/seoapi-go/redislimit]), and [WithReserve]
-// leaves part of the budget to others. Nothing is logged unless you ask
-// with [WithLogger] or [WithObserver], and the API key never appears in an
-// error or a log.
+// Each Client keeps within the API's limits (10 000 requests an hour, 50
+// a second per key) and the server's hold after a 429. Clients of one key
+// share a limiter ([NewLimiter], [WithLimiter]); processes share one in
+// Redis with [github.com/seoapi/seoapi-go/redislimit]. [WithReserve]
+// leaves part of a shared budget to other clients; [Client.Budget]
+// reports it. A wait longer than [WithMaxWait] or the context's deadline
+// fails the call with [ErrRateLimited], or [ErrServer] when a 5xx asked
+// for it. GET and DELETE are retried after failures and transient
+// statuses ([WithMaxRetries]); a POST or PATCH only when it never reached
+// the server or got a 429.
+//
+// # Testing, observing and security
+//
+// Package [github.com/seoapi/seoapi-go/seoapitest] is a fake API to test
+// code with a real Client against. Nothing is logged unless asked:
+// [WithLogger] logs to a [*slog.Logger], and [WithObserver] reports each
+// call, attempt and wait to an [Observer], such as the one of
+// [github.com/seoapi/seoapi-go/otelseoapi]. The key goes only under the
+// base URL, and never into an error, a log record or printed output; a
+// created key's [Secret] prints as "[REDACTED]". Bodies are read up to
+// [WithMaxResponseBytes].
 package seoapi

@@ -21,8 +21,9 @@ type Limiter interface {
 
 // RateFeedback is the server's hold (or its lift) as one response said it.
 type RateFeedback struct {
-	// Hold asks that nothing be sent for this long: the server said no
-	// requests remain until a reset, or answered 429 with Retry-After.
+	// Hold asks that nothing be sent for this long, at most an hour and a
+	// guard: the server said no requests remain until a reset, or
+	// answered 429 with Retry-After.
 	Hold time.Duration
 	// Lift says requests remain: an earlier hold ended early.
 	Lift bool
