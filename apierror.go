@@ -13,13 +13,17 @@ import (
 // caller asked for; an answer's body was cleaned by call.answered.
 func (cl *call) apiError(r *result) *APIError {
 	e := r.refusal
-	if e == nil {
+	switch {
+	case e == nil:
 		e = &APIError{
 			RetryAfter: cmp.Or(r.refusedWait, r.rate.wait),
 			kind:       r.kind,
 			// A write that may have left, or got a 5xx, may have taken effect.
 			outcomeUnknown: !cl.idem && r.mayHaveTakenEffect(),
 		}
+	case e.kind == nil:
+		// A refusal a Limiter built itself, not with RefuseWait.
+		e.kind = r.kind
 	}
 	e.Method, e.URL, e.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
 	if r.resp != nil {

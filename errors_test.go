@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seoapi/seoapi-go"
+	"github.com/seoapi/seoapi-go/seoapitest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -112,4 +113,35 @@ func TestErrorRequestIDAndRetryAfter(t *testing.T) {
 	assert.Equal(t, 7*time.Second, apiErr.RetryAfter)
 	assert.Equal(t, 1, apiErr.Attempts)
 	assert.Equal(t, "7", apiErr.Header.Get("Retry-After"))
+}
+
+// handBuiltRefusal is a Limiter that refuses every request with an
+// *APIError it builds itself (StatusCode 0), not with RefuseWait.
+type handBuiltRefusal struct{}
+
+func (handBuiltRefusal) Wait(context.Context) error {
+	return &seoapi.APIError{Message: "fleet limit: too long"}
+}
+
+// TestHandBuiltRefusalHasOneKind: a Limiter's own *APIError refusal is a
+// rate-limit refusal, matching ErrRateLimited and nothing else.
+func TestHandBuiltRefusalHasOneKind(t *testing.T) {
+	t.Parallel()
+	srv := seoapitest.NewServer(t)
+	c, err := seoapi.NewClient(srv.URL(), srv.Key(), seoapi.WithLimiter(handBuiltRefusal{}))
+	require.NoError(t, err)
+	for _, call := range []func() error{
+		func() error {
+			_, _, err := c.Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "x"})
+			return err
+		},
+		func() error { _, _, err := c.Workspaces.List(context.Background(), nil); return err },
+	} {
+		err := call()
+		for _, kind := range append(allKinds, seoapi.ErrConnection, seoapi.ErrUnexpectedResponse) {
+			assert.Equal(t, kind == seoapi.ErrRateLimited, errors.Is(err, kind), "%v: kind %v", err, kind)
+		}
+		assert.Equal(t, "rate_limited", seoapi.ErrorType(err))
+		assert.Contains(t, err.Error(), "fleet limit: too long")
+	}
 }
