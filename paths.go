@@ -78,20 +78,11 @@ func plainRelative(path string) bool {
 		return false
 	}
 	p := strings.TrimPrefix(path, "/")
-	if p == "" || strings.HasPrefix(p, ".") || strings.Contains(p, "/.") {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("-._~/%?&=+,;@!$'()*", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
+	return p != "" && !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") && strings.Trim(p, plainPathChars) == ""
 }
+
+// plainPathChars are the characters a plain relative path may hold.
+const plainPathChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/%?&=+,;@!$'()*"
 
 // keyMayGo is the one place that decides whether the API key may be sent
 // to u, and every URL the SDK sends to passes it (NewRequest, Do,
