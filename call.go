@@ -43,7 +43,15 @@ func (c *Client) Do(req *http.Request, v any) (*Response, error) {
 	case v != nil && (rv.Kind() != reflect.Pointer || rv.IsNil()):
 		return nil, invalidArgument("Do: v must be nil or a non-nil pointer, not %T", v)
 	}
-	return c.do(req, c.endpointOf(req), v)
+	body, err := readRequestBody(req)
+	if err != nil {
+		return nil, err
+	}
+	cl := c.newCall(c.endpointOf(req), req.Method, body)
+	if ctx := cl.context(req.Context()); ctx != req.Context() {
+		req = req.WithContext(ctx)
+	}
+	return cl.send(req, v)
 }
 
 // call is one call: its request, and what its attempts came to.
@@ -71,19 +79,6 @@ type call struct {
 	// effect is set once an attempt that was not the last may have taken
 	// effect (it may have left and got no answer, or a 5xx).
 	effect bool
-}
-
-// do sends a request whose body, if any, is in req.
-func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
-	body, err := readRequestBody(req)
-	if err != nil {
-		return nil, err
-	}
-	cl := c.newCall(ep, req.Method, body)
-	if ctx := cl.context(req.Context()); ctx != req.Context() {
-		req = req.WithContext(ctx)
-	}
-	return cl.send(req, v)
 }
 
 // newCall begins a call to ep whose request has body.
