@@ -40,8 +40,6 @@ type result struct {
 	refusedWait time.Duration // a wait the policy refused: the server's, or the limiter's
 }
 
-func (r *result) settled() bool { return r.resp != nil || r.err != nil }
-
 // mayHaveTakenEffect reports whether the attempt's request may have done
 // what it asked, although the call goes on.
 func (r *result) mayHaveTakenEffect() bool {
@@ -88,7 +86,11 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	switch {
 	case err != nil:
 		cancel()
-		return nil, timeoutCause(ctx, t.timeout, err)
+		if context.Cause(ctx) == errAttemptTimeout {
+			// The hop ran out of its own time: not the caller's deadline.
+			err = fmt.Errorf("%w after %s: %w", errAttemptTimeout, t.timeout, err)
+		}
+		return nil, err
 	case t.timeout > 0 && resp.Body != http.NoBody:
 		resp.Body = &hopBody{ReadCloser: resp.Body, cancel: cancel}
 	default:
@@ -106,15 +108,6 @@ type hopBody struct {
 func (b *hopBody) Close() error {
 	err := b.ReadCloser.Close()
 	b.cancel()
-	return err
-}
-
-// timeoutCause turns the error of a hop that ran out of its own time into
-// errAttemptTimeout, so it is not taken for the caller's deadline.
-func timeoutCause(ctx context.Context, timeout time.Duration, err error) error {
-	if context.Cause(ctx) == errAttemptTimeout {
-		return fmt.Errorf("%w after %s: %w", errAttemptTimeout, timeout, err)
-	}
 	return err
 }
 
@@ -228,7 +221,7 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 	case turn != nil:
 		r.refusal = nil
 		r.err, r.kind = &limiterError{turn.err}, kindOf(turn.err)
-	case isRedirectError(err):
+	case errors.As(err, new(*redirectError)):
 		r.kind = ErrUnexpectedResponse
 	default:
 		r.kind = ErrConnection
@@ -238,12 +231,10 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 
 // mayHaveLeft is the one answer to "may this attempt's request have
 // reached the server?": yes once it was answered; no when a request with
-// a body was never marked as possibly sent (attemptMarks.left: the built-in
-// transport had no connection for it, or a caller's transport neither
-// read nor copied its body), or when the connection never opened (a dial
-// or a TLS handshake that failed). When the caller's context has ended, err
-// may be the context's cause, another call's error, which says nothing of
-// this attempt.
+// a body was never marked as left (attemptMarks: no connection for it, or
+// a caller's transport neither read nor copied its body), or when the
+// connection never opened. Once the caller's context has ended, err may be
+// its cause, another call's error, which says nothing of this attempt.
 func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
 	var cut *cutError
 	switch {
@@ -254,7 +245,7 @@ func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
 	case ctx.Err() != nil:
 		return true
 	}
-	return !isDialError(err) && !isHandshakeError(err)
+	return !connectError(err)
 }
 
 // decide settles whether another attempt follows, and after how long.
@@ -291,26 +282,21 @@ func (cl *call) record(r result) {
 	cl.last = r
 }
 
-func isDialError(err error) bool {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
-		return true
-	}
-	var dns *net.DNSError
-	return errors.As(err, &dns)
-}
-
-// isHandshakeError reports a TLS handshake that failed, before any of the
-// request was written.
-func isHandshakeError(err error) bool {
+// connectError reports a connection that never opened: a dial, a DNS
+// lookup or a TLS handshake that failed, before any of the request was
+// written.
+func connectError(err error) bool {
 	var (
+		op     *net.OpError
+		dns    *net.DNSError
 		cert   *tls.CertificateVerificationError
 		header tls.RecordHeaderError
 		alert  tls.AlertError
 		auth   x509.UnknownAuthorityError
 		host   x509.HostnameError
 	)
-	return errors.As(err, &cert) || errors.As(err, &header) || errors.As(err, &alert) ||
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) ||
+		errors.As(err, &cert) || errors.As(err, &header) || errors.As(err, &alert) ||
 		errors.As(err, &auth) || errors.As(err, &host)
 }
 

@@ -12,9 +12,7 @@ var errBodyTooLarge = errors.New("response body over the size cap")
 // readCapped reads r to its end, failing with errBodyTooLarge once more
 // than limit bytes arrive; it then returns at most maxErrorBody bytes of
 // what it read. A body of known length is read into one buffer of that
-// size; reading one of unknown length allocates at most 1.125 times the
-// limit, and 1.625 times when the body fills less than half of it
-// (readUnknown).
+// size, one of unknown length by readUnknown.
 func readCapped(r io.Reader, length, limit int64) ([]byte, error) {
 	switch {
 	case length > limit:

@@ -30,49 +30,36 @@ import (
 // ErrInvalidArgument before anything is sent.
 //
 // The *Response is returned whenever the server answered, also with an
-// error; it is nil when the request was rejected before sending or no
-// response arrived. Every error is an *APIError matching exactly one kind,
-// except ErrInvalidArgument for a request that cannot be sent. A request
-// for a path of the API is reported to observers under its endpoint's
-// operation, such as "Projects.List"; any other as "Client.Do".
+// error (see Response). Every error is an *APIError matching exactly one
+// kind, except ErrInvalidArgument for a request that cannot be sent. A
+// request for a path of the API is reported to observers under its
+// endpoint's operation, such as "Projects.List"; any other as "Client.Do".
 func (c *Client) Do(req *http.Request, v any) (*Response, error) {
-	switch {
+	switch rv := reflect.ValueOf(v); {
 	case req == nil || req.URL == nil:
 		return nil, invalidArgument("nil request")
 	case !c.keyMayGo(req.URL):
 		return nil, invalidArgument("URL %q is not under the client's base URL", req.URL.Redacted())
+	case v != nil && (rv.Kind() != reflect.Pointer || rv.IsNil()):
+		return nil, invalidArgument("Do: v must be nil or a non-nil pointer, not %T", v)
 	}
-	if err := checkDestination(v); err != nil {
+	body, err := readRequestBody(req)
+	if err != nil {
 		return nil, err
 	}
-	return c.do(req, c.endpointOf(req), v)
-}
-
-// checkDestination refuses a v that decoding could not fill: anything but
-// nil or a non-nil pointer.
-func checkDestination(v any) error {
-	if v == nil {
-		return nil
+	cl := c.newCall(c.endpointOf(req), req.Method, body)
+	if ctx := cl.context(req.Context()); ctx != req.Context() {
+		req = req.WithContext(ctx)
 	}
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Pointer || rv.IsNil() {
-		return invalidArgument("Do: v must be nil or a non-nil pointer, not %T", v)
-	}
-	return nil
+	return cl.send(req, v)
 }
 
 // call is one call: its request, and what its attempts came to.
-// go-retryablehttp's loop runs the attempts; http.Client follows a
-// redirect that stays under the base URL; each hop is one RoundTrip of
-// hopTransport. In the order it happens:
-//
-//	prepare    the attempt gets a fresh copy of the body, which records whether it was read
-//	RoundTrip  the limiter's turn -> send -> tell the limiter the request was answered
-//	settle     the headers cleaned of the key and read once -> the body read, capped ->
-//	           the server's hold told to the limiter -> one result (answered or failed) ->
-//	           whether another attempt follows, and after how long (decide) -> record
-//	backoff    the wait settle decided
-//	finish     the last result becomes the call's value, Response and error
+// go-retryablehttp's loop runs the attempts; its hooks are methods of the
+// call, in the order they run: prepare (the attempt's copy of the body),
+// then hopTransport.RoundTrip for each hop (limiter's turn, send), settle
+// (the answer read and classified once, decide, record) and backoff (the
+// wait settle decided). finish turns the last result into the call's.
 type call struct {
 	client *Client
 	ep     *endpoint
@@ -94,28 +81,13 @@ type call struct {
 	effect bool
 }
 
-// do sends a request whose body, if any, is in req.
-func (c *Client) do(req *http.Request, ep *endpoint, v any) (*Response, error) {
-	body, err := readRequestBody(req)
-	if err != nil {
-		return nil, err
-	}
-	cl := c.newCall(ep, req.Method, body)
-	if ctx := cl.context(req.Context()); ctx != req.Context() {
-		req = req.WithContext(ctx)
-	}
-	return cl.send(req, v)
-}
-
 // newCall begins a call to ep whose request has body.
 func (c *Client) newCall(ep *endpoint, method string, body []byte) *call {
 	return &call{client: c, ep: ep, idem: idempotent(method), body: body}
 }
 
-// attemptMarks are what is known of one attempt's request. left is set
-// once it may have left: the transport the SDK built has a connection for
-// it, or a caller's transport read or copied its body. written is set
-// once the transport the SDK built reports it written whole.
+// attemptMarks are what is known of one attempt's request: left once it
+// may have left, written once net/http wrote it whole (see context, prepare).
 type attemptMarks struct{ left, written atomic.Bool }
 
 // context returns the context the call's request must carry. A request
@@ -184,7 +156,7 @@ func (cl *call) run(req *http.Request, v any) (*Response, error) {
 		ErrorHandler: passThrough,
 		PrepareRetry: cl.prepare,
 	}
-	if _, err := cl.rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || !cl.last.settled()) {
+	if _, err := cl.rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || cl.last.resp == nil && cl.last.err == nil) {
 		// The loop ended outside an attempt: the context ended in the
 		// wait before a retry.
 		cl.last = result{err: err}
@@ -210,7 +182,7 @@ func (cl *call) prepare(req *http.Request) error {
 		// the same write as the headers.
 		req.Body = io.NopCloser(bytes.NewReader(cl.body))
 	} else {
-		req.Body = newSentBody(cl.body, left)
+		req.Body = &sentBody{*bytes.NewReader(cl.body), left}
 	}
 	req.GetBody = func() (io.ReadCloser, error) {
 		if marks.written.Load() && !cl.idem {
@@ -219,7 +191,7 @@ func (cl *call) prepare(req *http.Request) error {
 			return refusedBody{}, nil
 		}
 		left.Store(true)
-		return newSentBody(cl.body, left), nil
+		return &sentBody{*bytes.NewReader(cl.body), left}, nil
 	}
 	return nil
 }
@@ -283,10 +255,9 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 
 // callOne sends body to ep and decodes the single resource of its answer.
 // A nil request body fails with ErrInvalidArgument before anything is
-// sent.
-// A 2xx answer without one (a 204, an empty body) fails with
-// ErrUnexpectedResponse: the request took effect, but its result cannot
-// be read.
+// sent. A 2xx answer without the resource (a 204, an empty body) fails
+// with ErrUnexpectedResponse: the request took effect, but its result
+// cannot be read.
 func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpoint, body json.Marshaler, ids ...string) (*T, *Response, error) {
 	if rv := reflect.ValueOf(body); rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return nil, nil, invalidArgument("%s: nil %T", ep.operation, body)
@@ -302,7 +273,7 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 		return nil, nil, invalidArgument("encoding request body: %v", err)
 	}
 	cl := c.newCall(ep, ep.method, data)
-	req, err := c.newRequest(cl.context(ctx), ep.method, path)
+	req, err := c.newRequest(cl.context(ctx), ep.method, path, nil)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -324,7 +295,7 @@ func callNoContent(ctx context.Context, c *Client, ep *endpoint, ids ...string) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := c.newRequest(ctx, ep.method, path)
+	req, err := c.newRequest(ctx, ep.method, path, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -68,10 +68,10 @@ type service struct{ client *Client }
 // "https://api.example.com" or "https://host/prefix"), authenticating with
 // apiKey. It fails with ErrInvalidArgument for a key shorter than
 // MinAPIKeyLength or with white space or control characters, options that
-// contradict each other, a base URL that is not absolute http
-// or https, plain http to a host that is not loopback (unless
-// WithInsecureHTTP), or an invalid option. No error it returns holds the
-// key, even when the arguments were swapped.
+// contradict each other, a base URL that is not absolute http or https,
+// plain http to a host that is not loopback (unless WithInsecureHTTP), or
+// an invalid option. No error it returns holds the key, even when the
+// arguments were swapped.
 func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	c, err := newClient(baseURL, apiKey, opts)
 	if err != nil {
@@ -191,8 +191,7 @@ func checkAPIKey(key string) error {
 		return invalidArgument("API key is empty")
 	case len(key) < MinAPIKeyLength:
 		return invalidArgument("API key is shorter than %d characters", MinAPIKeyLength)
-	}
-	if strings.ContainsFunc(key, func(r rune) bool { return isControl(r) || r == ' ' || r == '\u00a0' }) {
+	case strings.ContainsFunc(key, func(r rune) bool { return isControl(r) || r == ' ' || r == '\u00a0' }):
 		return invalidArgument("API key contains white space or control characters")
 	}
 	return nil

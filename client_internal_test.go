@@ -60,6 +60,7 @@ func TestKeyMayGo(t *testing.T) {
 		{"https://api.example.com/v1/..%2Fadmin/users", false},
 		{"https://api.example.com/v1/api%5c..%5c..%5cadmin", false},
 		{"https://api.example.com/v1/..;/admin/users", false},
+		{"https://api.example.com/v1/..%3B/admin/users", false}, // a server decodes the escaped ";"
 		{"https://api.example.com/v1/a/%2e%2e/%2e%2e/admin", false},
 		{"https://api.example.com/v1/%2e%2e", false},
 		{"https://api.example.com/v1/api/%2e%2e/workspaces", true},

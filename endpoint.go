@@ -97,7 +97,8 @@ func endpoints() []*endpoint {
 // "Client.Do" with the route "/{path}", so that no ID reaches an
 // aggregate.
 func (c *Client) endpointOf(req *http.Request) *endpoint {
-	path := strings.Split(strings.Trim(c.relativePath(req.URL), "/"), "/")
+	rel := strings.TrimPrefix(req.URL.EscapedPath(), c.baseURL.EscapedPath())
+	path := strings.Split(strings.Trim(rel, "/"), "/")
 	for _, e := range endpoints() {
 		if e.method == req.Method && e.matches(path) {
 			return e

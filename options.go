@@ -136,15 +136,13 @@ func WithObserver(o Observer) Option {
 
 // WithMaxItems caps how many elements the SDK decodes from one list
 // response (one page); a 2xx list with more fails the call with
-// ErrUnexpectedResponse. It fails NewClient with ErrInvalidArgument when n
-// is not positive. The default is one item per 128 bytes of the response
-// cap (WithMaxResponseBytes): 262 144 at the default 32 MiB, 8 192 at
-// 1 MiB. With it, whatever a 2xx body holds, a call that decodes into the
-// SDK's types allocates at most 4 times the response cap in all (see
-// docs/decoding.md); a larger n lets a list of small items take more. The
-// limit counts the resources of a list (null elements, skipped, do not
-// count), and the elements of a list that Client.Do decodes into a
-// caller's own slice type, before encoding/json decodes them.
+// ErrUnexpectedResponse. n must be positive. The default is one item per
+// 128 bytes of the response cap (WithMaxResponseBytes): 262 144 at the
+// default 32 MiB. With it, a call that decodes into the SDK's types
+// allocates at most 4 times the response cap, whatever a 2xx body holds
+// (docs/decoding.md); a larger n lets a list of small items take more. It
+// counts the resources of a list (not the null elements, skipped), and
+// the elements of a list Client.Do decodes into a caller's slice type.
 func WithMaxItems(n int) Option {
 	return func(cfg *clientConfig) {
 		if n <= 0 {

@@ -25,19 +25,14 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
 		return nil, invalidArgument("base URL %q is not an absolute http(s) URL", raw)
 	}
-	switch u.Scheme {
-	case "https":
-	case "http":
-		if !insecureHTTP && !isLoopback(u.Hostname()) {
-			return nil, invalidArgument("base URL %q uses plain http to a host that is not loopback; use https, or WithInsecureHTTP", u.Redacted())
-		}
-	default:
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
 		return nil, invalidArgument("base URL %q is not an absolute http(s) URL", u.Redacted())
-	}
-	if u.User != nil {
+	case u.Scheme == "http" && !insecureHTTP && !isLoopback(u.Hostname()):
+		return nil, invalidArgument("base URL %q uses plain http to a host that is not loopback; use https, or WithInsecureHTTP", u.Redacted())
+	case u.User != nil:
 		return nil, invalidArgument("base URL must not carry credentials; the API key authenticates")
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
+	case u.RawQuery != "" || u.Fragment != "":
 		return nil, invalidArgument("base URL %q must not have a query or fragment", u.Redacted())
 	}
 	if !strings.HasSuffix(u.Path, "/") {
@@ -83,20 +78,11 @@ func plainRelative(path string) bool {
 		return false
 	}
 	p := strings.TrimPrefix(path, "/")
-	if p == "" || strings.HasPrefix(p, ".") || strings.Contains(p, "/.") {
-		return false
-	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case strings.IndexByte("-._~/%?&=+,;@!$'()*", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
+	return p != "" && !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") && strings.Trim(p, plainPathChars) == ""
 }
+
+// plainPathChars are the characters a plain relative path may hold.
+const plainPathChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/%?&=+,;@!$'()*"
 
 // keyMayGo is the one place that decides whether the API key may be sent
 // to u, and every URL the SDK sends to passes it (NewRequest, Do,
@@ -119,17 +105,16 @@ func (c *Client) keyMayGo(u *url.URL) bool {
 	return strings.HasPrefix(path, c.basePath)
 }
 
-// serverPath returns an escaped path as a server may read it: the escapes
-// of unreserved characters decoded (RFC 3986 makes %2E a dot) and dot
-// segments removed, ";params" included (..;). ok is false for a path a
-// server may split where the SDK does not: a backslash, or an escaped
-// slash or backslash inside a segment.
+// serverPath returns an escaped path as a server may read it: decoded
+// (RFC 3986 makes %2E a dot) and its dot segments removed, ";params"
+// included (..;). ok is false for a path a server may split where the SDK
+// does not: a backslash, or an escaped slash or backslash.
 func serverPath(escaped string) (path string, ok bool) {
 	segments := strings.Split(escaped, "/")
 	out := make([]string, 0, len(segments))
 	for i, seg := range segments {
-		seg, ok := decodeUnreserved(seg)
-		if !ok {
+		seg, err := url.PathUnescape(seg)
+		if err != nil || strings.ContainsAny(seg, `/\`) {
 			return "", false
 		}
 		name, _, _ := strings.Cut(seg, ";")
@@ -148,48 +133,6 @@ func serverPath(escaped string) (path string, ok bool) {
 		}
 	}
 	return strings.Join(out, "/"), true
-}
-
-// decodeUnreserved decodes the escapes of unreserved characters in one
-// path segment and keeps the others; it refuses a backslash and an
-// escaped slash or backslash.
-func decodeUnreserved(seg string) (string, bool) {
-	if strings.IndexByte(seg, '\\') >= 0 {
-		return "", false
-	}
-	if strings.IndexByte(seg, '%') < 0 {
-		return seg, true
-	}
-	var b strings.Builder
-	for i := 0; i < len(seg); i++ {
-		if seg[i] != '%' || i+2 >= len(seg) {
-			b.WriteByte(seg[i])
-			continue
-		}
-		v, err := strconv.ParseUint(seg[i+1:i+3], 16, 8)
-		switch {
-		case err != nil:
-			b.WriteByte(seg[i])
-			continue
-		case v == '/' || v == '\\':
-			return "", false
-		case isUnreserved(byte(v)):
-			b.WriteByte(byte(v))
-		default:
-			b.WriteString(strings.ToUpper(seg[i : i+3]))
-		}
-		i += 2
-	}
-	return b.String(), true
-}
-
-func isUnreserved(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0
-}
-
-// relativePath returns the path of u under the base URL.
-func (c *Client) relativePath(u *url.URL) string {
-	return strings.TrimPrefix(u.EscapedPath(), c.baseURL.EscapedPath())
 }
 
 func redactedURL(req *http.Request) string {

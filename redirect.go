@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
 )
@@ -26,28 +25,22 @@ func (e *redirectError) Unwrap() error { return e.err }
 // after ours.
 func (c *Client) checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
-		first := via[0]
-		switch {
-		case req.Method != first.Method || !redirectableMethod(first.Method) || !c.keyMayGo(req.URL):
+		switch method := via[0].Method; {
+		case req.Method != method || !redirectableMethod(method) || !c.keyMayGo(req.URL):
 			return http.ErrUseLastResponse
 		case len(via) >= maxRedirects:
 			return &redirectError{fmt.Errorf("stopped after %d redirects", maxRedirects)}
-		case user != nil:
-			if err := user(req, via); err != nil && err != http.ErrUseLastResponse {
-				return &redirectError{err}
-			} else if err != nil {
-				return err
-			}
+		case user == nil:
+			return nil
 		}
-		return nil
+		err := user(req, via)
+		if err != nil && err != http.ErrUseLastResponse {
+			return &redirectError{err}
+		}
+		return err
 	}
 }
 
 func redirectableMethod(method string) bool {
 	return method == http.MethodGet || method == http.MethodHead || method == http.MethodDelete
-}
-
-func isRedirectError(err error) bool {
-	var r *redirectError
-	return errors.As(err, &r)
 }

@@ -20,19 +20,17 @@ func (c *Client) NewRequest(ctx context.Context, method, path string, body any) 
 	if err != nil {
 		return nil, err
 	}
-	req, err := c.newRequest(ctx, method, path)
-	if err != nil || data == nil {
-		return req, err
+	var r io.Reader
+	if data != nil {
+		r = bytes.NewReader(data)
 	}
-	req.ContentLength = int64(len(data))
-	req.Body = io.NopCloser(bytes.NewReader(data))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	return req, nil
+	return c.newRequest(ctx, method, path, r)
 }
 
-// newRequest is NewRequest without a body: the SDK's own calls give the
-// encoded body to their call, which gives each attempt its copy.
-func (c *Client) newRequest(ctx context.Context, method, path string) (*http.Request, error) {
+// newRequest is NewRequest with its body encoded. The SDK's own calls
+// give none: they give the encoded body to their call, which gives each
+// attempt its copy.
+func (c *Client) newRequest(ctx context.Context, method, path string, body io.Reader) (*http.Request, error) {
 	if ctx == nil {
 		return nil, invalidArgument("nil context")
 	}
@@ -40,7 +38,7 @@ func (c *Client) newRequest(ctx context.Context, method, path string) (*http.Req
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequestWithContext(ctx, method, target, nil)
+	req, err := http.NewRequestWithContext(ctx, method, target, body)
 	if err != nil {
 		return nil, invalidArgument("building request: %v", err)
 	}
@@ -63,12 +61,6 @@ func (c *Client) newRequest(ctx context.Context, method, path string) (*http.Req
 type sentBody struct {
 	r    bytes.Reader
 	left *atomic.Bool
-}
-
-func newSentBody(data []byte, left *atomic.Bool) *sentBody {
-	b := &sentBody{left: left}
-	b.r.Reset(data)
-	return b
 }
 
 func (b *sentBody) Read(p []byte) (int, error) {

@@ -31,44 +31,39 @@ type Response struct {
 	nextHeldKey bool // a next link or cursor held the key and was dropped
 }
 
+// responseView is what a Response shows of itself through fmt, JSON and
+// slog: the status and what the SDK read, never the request, whose
+// headers hold the key.
+type responseView struct {
+	StatusCode int    `json:"statusCode"`
+	RequestID  string `json:"requestId,omitempty"`
+	Attempts   int    `json:"attempts"`
+	Rate       Rate   `json:"rate"`
+	NextPage   int    `json:"nextPage,omitempty"`
+	NextCursor string `json:"nextCursor,omitempty"`
+	NextURL    string `json:"nextUrl,omitempty"`
+}
+
+func (r Response) view() responseView {
+	v := responseView{0, r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL}
+	if r.Response != nil {
+		v.StatusCode = r.StatusCode
+	}
+	return v
+}
+
 // Format prints the response's status and what the SDK read from it, but
-// none of its request (whose headers hold the key), for every fmt verb.
-func (r Response) Format(f fmt.State, _ rune) {
-	fmt.Fprintf(f, "seoapi.Response{Status: %q, RequestID: %q, Attempts: %d, Rate: %+v, NextPage: %d, NextCursor: %q, NextURL: %q}",
-		r.status(), r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL)
-}
+// none of its request, for every fmt verb.
+func (r Response) Format(f fmt.State, _ rune) { fmt.Fprintf(f, "seoapi.Response%+v", r.view()) }
 
-func (r Response) status() string {
-	if r.Response == nil {
-		return ""
-	}
-	return r.Status
-}
+// MarshalJSON encodes what Format prints.
+func (r Response) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }
 
-// MarshalJSON encodes what Format prints; never the request.
-func (r Response) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		StatusCode int    `json:"statusCode"`
-		RequestID  string `json:"requestId,omitempty"`
-		Attempts   int    `json:"attempts"`
-		Rate       Rate   `json:"rate"`
-		NextPage   int    `json:"nextPage,omitempty"`
-		NextCursor string `json:"nextCursor,omitempty"`
-		NextURL    string `json:"nextUrl,omitempty"`
-	}{r.statusCode(), r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL})
-}
-
-func (r Response) statusCode() int {
-	if r.Response == nil {
-		return 0
-	}
-	return r.StatusCode
-}
-
-// LogValue gives slog what MarshalJSON gives encoding/json.
+// LogValue gives slog the status, the request ID and the attempts.
 func (r Response) LogValue() slog.Value {
-	return slog.GroupValue(slog.Int("statusCode", r.statusCode()), slog.String("requestId", r.RequestID),
-		slog.Int("attempts", r.Attempts))
+	v := r.view()
+	return slog.GroupValue(slog.Int("statusCode", v.StatusCode), slog.String("requestId", v.RequestID),
+		slog.Int("attempts", v.Attempts))
 }
 
 // newResponse is the Response of the result's answer.

@@ -43,13 +43,12 @@ func idempotent(method string) bool {
 // retryable says whether a repeat is safe and useful. Idempotent methods
 // are repeated after connection failures and transient statuses; POST and
 // PATCH only when the request certainly did not take effect: a 429, or a
-// request that never left.
+// request that never left. A certificate the client does not trust is
+// not cured by a repeat.
 func (p *retryPolicy) retryable(r *result, idem bool) bool {
 	if r.resp == nil {
-		if !r.sent || isPermanent(r.err) {
-			return false
-		}
-		return idem || !r.mayHaveLeft
+		var cert *tls.CertificateVerificationError
+		return r.sent && r.kind == ErrConnection && !errors.As(r.err, &cert) && (idem || !r.mayHaveLeft)
 	}
 	switch r.resp.StatusCode {
 	case http.StatusTooManyRequests:
@@ -59,14 +58,6 @@ func (p *retryPolicy) retryable(r *result, idem bool) bool {
 		return idem
 	}
 	return false
-}
-
-// isPermanent reports errors a repeat cannot cure: a certificate the
-// client does not trust, a redirect refused.
-func isPermanent(err error) bool {
-	var cert *tls.CertificateVerificationError
-	var redirect *redirectError
-	return errors.As(err, &cert) || errors.As(err, &redirect)
 }
 
 // backoff is the wait before retry number attempt when the server did not
