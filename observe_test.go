@@ -298,3 +298,57 @@ func TestAttemptEventsNameTheCallsKind(t *testing.T) {
 	assert.Equal(t, "deadline_exceeded", callEnd.ErrorType)
 	assert.Equal(t, callEnd.ErrorType, attemptEnd.ErrorType, "the attempt's kind is the call's")
 }
+
+// auditObserver sends a request of its own for each call it is told
+// about, with the context it is given, as an observer that reports calls
+// to an audit service may.
+type auditObserver struct {
+	url  string
+	mu   sync.Mutex
+	errs []error
+}
+
+func (a *auditObserver) Observe(ctx context.Context, e seoapi.Event) context.Context {
+	if e.Type != seoapi.EventCallStart {
+		return ctx
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.url, nil)
+	if err == nil {
+		var resp *http.Response
+		if resp, err = http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
+	a.mu.Lock()
+	a.errs = append(a.errs, err)
+	a.mu.Unlock()
+	return ctx
+}
+
+// TestObserverSendsItsOwnRequest: an observer's own request with the
+// context of a call that has a body reaches its server, through the
+// built-in transport and a caller's, before any attempt of the call.
+func TestObserverSendsItsOwnRequest(t *testing.T) {
+	t.Parallel()
+	audit := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(audit.Close)
+	tests := []struct {
+		name string
+		opts []seoapi.Option
+	}{
+		{"built-in transport", nil},
+		{"caller's transport", []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Transport: &http.Transport{}})}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			obs := &auditObserver{url: audit.URL}
+			_, c, _ := newFake(t, append(tt.opts, seoapi.WithObserver(obs))...)
+			_, _, err := c.Workspaces.Create(context.Background(), &seoapi.WorkspaceCreateRequest{Name: "audited"})
+			require.NoError(t, err)
+			obs.mu.Lock()
+			defer obs.mu.Unlock()
+			assert.Equal(t, []error{nil}, obs.errs, "the observer's own request failed")
+		})
+	}
+}
