@@ -19,21 +19,22 @@ import (
 )
 
 // A redactor removes secrets (the API key, and the secrets of an API key
-// answer) from what a server sent. A text holds a secret when the text, or
-// what up to maxRounds decodings make of its words, holds the secret in
-// any letter case. A decoding is one of: JSON string escapes (\u0041, \/),
-// percent escapes, HTML character references (&lt;, &#60;), and base64
-// (either alphabet, padded or not) of a run that decodes to UTF-8 text. No
-// secret holds white space, and no encoding writes white space for a
-// character that is not: the form of a secret lies within one word.
+// answer) from what a server sent. A text holds a secret when it holds the
+// secret in any letter case, or its base64 at any byte alignment, either
+// as it stands or after up to maxRounds decodings of its words: JSON
+// string escapes, percent escapes, HTML character references, and base64
+// of a run that decodes to UTF-8 text. No secret holds white space, and no
+// encoding writes white space for a character that is not, so every form
+// of a secret lies within one word.
 //
-// Each secret is a pointer to a string, in a redactor used through a
-// pointer: fmt, printing by reflection a struct that holds one in an
-// unexported field, finds addresses, whatever the verb.
+// Each secret is held through a pointer, and so is the redactor: fmt,
+// printing a struct with one in an unexported field, finds addresses.
 type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
 	minRunes int            // the characters of the shortest secret; MaxInt for none
+	base64   []*string      // the secrets' base64 forms (see base64Forms)
+	minB64   int            // the length of the shortest of them
 }
 
 // maxRounds bounds how many decodings, one inside another, a word is read
@@ -41,9 +42,9 @@ type redactor struct {
 const maxRounds = 4
 
 var (
-	// decoders are the decodings but base64: each replaces the runs of the
+	// decoders are the decodings but base64. Each decodes the runs of the
 	// escapes its pattern matches (a run, so that the bytes of one
-	// character decode together); each escape begins with its marker.
+	// character decode together), and each escape begins with its marker.
 	decoders = [...]struct {
 		marker byte
 		runs   *regexp.Regexp
@@ -62,8 +63,8 @@ var (
 	}
 )
 
-// unescapeJSON decodes a run of JSON string escapes; \U is \u upper-cased,
-// as a server may upper-case a whole message.
+// unescapeJSON decodes a run of JSON string escapes; \U is read as \u, as
+// a server may upper-case a whole message.
 func unescapeJSON(run string) string {
 	var s string
 	_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
@@ -72,7 +73,7 @@ func unescapeJSON(run string) string {
 
 // newRedactor returns a redactor of key; an empty key redacts nothing.
 func newRedactor(key string) *redactor {
-	r := &redactor{minRunes: math.MaxInt}
+	r := &redactor{minRunes: math.MaxInt, minB64: math.MaxInt}
 	if key != "" {
 		r.add(key)
 	}
@@ -89,17 +90,40 @@ func (r *redactor) add(secret string) {
 	r.plain = regexp.MustCompile(`(?i)(?:` + strings.Join(quoted, `|`) + `)+`)
 	r.plain.Longest()
 	r.minRunes = min(r.minRunes, utf8.RuneCountInString(secret))
+	for _, form := range base64Forms(secret) {
+		r.base64 = append(r.base64, &form)
+		r.minB64 = min(r.minB64, len(form))
+	}
+}
+
+// base64Forms returns the base64 of secret, as written, upper-cased and
+// lower-cased, in both alphabets, for each of the three places its first
+// byte may take in a 3-byte group: so it is found after any bytes, such as
+// "user:" in Basic credentials. Each form leaves out the characters that
+// also encode bits of the bytes before and after the secret.
+func base64Forms(secret string) (forms []string) {
+	toURL := strings.NewReplacer("+", "-", "/", "_")
+	for _, s := range [...]string{secret, strings.ToUpper(secret), strings.ToLower(secret)} {
+		for lead := range 3 { // each character encodes 6 bits
+			enc := base64.RawStdEncoding.EncodeToString(append(make([]byte, lead), s...))
+			form := enc[(8*lead+5)/6 : 8*(lead+len(s))/6]
+			forms = append(forms, form, toURL.Replace(form))
+		}
+	}
+	slices.Sort(forms)
+	return slices.Compact(forms)
 }
 
 // withSecretsIn returns a redactor that also removes the secret values of
 // body, an API key answer (see secretValues), also those read before the
-// body turned out unreadable: the headers and request ID may echo them.
-// ok is false when the body must be withheld instead: it cannot be read
-// whole, or holds a secret shorter than a key (MinAPIKeyLength
-// characters) or with white space, which cannot be matched in other text.
+// body turned out unreadable, since the headers and request ID may echo
+// them. ok is false when the body must be withheld instead: it cannot be
+// read whole, or holds a secret shorter than MinAPIKeyLength characters or
+// with white space, which other text would be full of.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
-	out := &redactor{secrets: slices.Clone(r.secrets), plain: r.plain, minRunes: r.minRunes}
+	out := *r
+	out.secrets, out.base64 = slices.Clone(r.secrets), slices.Clone(r.base64)
 	for _, v := range values {
 		switch {
 		case utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace):
@@ -108,13 +132,13 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 			out.add(v)
 		}
 	}
-	return out, ok
+	return &out, ok
 }
 
-// string returns s without secrets: each run of plain occurrences
-// replaced by [REDACTED] in place, then each unit that still holds a
-// secret replaced whole, and the whole of s when it still holds one. It
-// returns s itself when s holds none.
+// string returns s without secrets: each run of plain occurrences replaced
+// by [REDACTED] in place, then each unit that still holds a secret
+// replaced whole, and the whole of s if it still holds one. It returns s
+// itself when s holds none.
 func (r *redactor) string(s string) string {
 	if !r.holds(s, maxRounds) {
 		return s
@@ -147,15 +171,16 @@ func (r *redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// errorBody returns at most maxErrorBody bytes of b without secrets, read
-// a little past that length so that a secret the cut would halve is found.
+// errorBody returns at most maxErrorBody bytes of b without secrets. It
+// reads a little past that length, so that a secret the cut would halve
+// is found.
 func (r *redactor) errorBody(b []byte) []byte {
 	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
 
-// answer cleans the status line, header and trailer of resp with string.
-// A header that holds a secret is replaced by a cleaned copy; one that
-// holds none, the common case, is read once and kept.
+// answer cleans the status line, header and trailer of resp. A header that
+// holds a secret is replaced by a cleaned copy; one that holds none, the
+// common case, is read once and kept.
 func (r *redactor) answer(resp *http.Response) {
 	if r.holds(resp.Status, maxRounds) {
 		resp.Status = r.string(resp.Status)
@@ -163,10 +188,7 @@ func (r *redactor) answer(resp *http.Response) {
 	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
 		dirty := false
 		for name, values := range *h {
-			dirty = dirty || r.holds(name, maxRounds)
-			for _, v := range values {
-				dirty = dirty || r.holds(v, maxRounds)
-			}
+			dirty = dirty || r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) })
 		}
 		if !dirty {
 			continue
@@ -198,15 +220,28 @@ func (r *redactor) holds(s string, rounds int) bool {
 			}
 		}
 	}
-	hides := false
-	for _, d := range decoders {
-		hides = hides || rounds > 0 && strings.IndexByte(s, d.marker) >= 0 && d.runs.MatchString(s)
+	found, longest := r.inBase64(s)
+	if found || rounds == 0 {
+		return found
 	}
-	for i, run := 0, 0; i < len(s) && rounds > 0 && !hides; i++ {
-		run = (run + 1) * int(base64Chars[s[i]])
-		hides = 3*run >= 4*r.minRunes // base64 writes 4 characters for 3 bytes
-	}
+	// Base64 writes 4 characters for 3 bytes.
+	hides := 3*longest >= 4*r.minRunes || strings.ContainsAny(s, `\%&`)
 	return hides && slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
+}
+
+// inBase64 reports whether a run of base64 characters in s holds one of
+// r.base64, and returns the length of the longest run.
+func (r *redactor) inBase64(s string) (found bool, longest int) {
+	for i, start := 0, 0; i <= len(s); i++ {
+		if i < len(s) && base64Chars[s[i]] == 1 {
+			continue
+		}
+		if run := s[start:i]; len(run) >= r.minB64 && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) {
+			return true, len(run)
+		}
+		longest, start = max(longest, i-start), i+1
+	}
+	return false, longest
 }
 
 // decodings returns what each decoding makes of each word of s it
@@ -232,8 +267,8 @@ func (r *redactor) decodings(s string) (out []string) {
 }
 
 // base64Texts returns, each followed by a space, the UTF-8 texts that the
-// runs of base64 characters of word ('=' ends one) long enough to encode
-// a secret decode to, in the standard or the URL alphabet.
+// runs of base64 characters of word ('=' ends one) long enough to encode a
+// secret decode to, in the standard or the URL alphabet.
 func (r *redactor) base64Texts(word string) string {
 	var buf, src [512]byte // a run that decodes to nothing costs no allocation
 	texts := buf[:0]
@@ -263,14 +298,21 @@ var base64Chars = func() (t [256]uint8) {
 // still be shown redacted rather than withheld.
 const maxSecretValues = 16
 
+// maxDepth is how deeply nested a body secretValues reads may be, as
+// encoding/json reads it; a deeper body is withheld.
+const maxDepth = 10000
+
+// errWithhold is secretScan's answer for a body to withhold.
+var errWithhold = errors.New("the body must be withheld")
+
 // secretValues returns the distinct string values, in order, of the
-// members of body whose normalised name (lower-case, without '_' and '-')
-// isSecretMember, at any depth; "" and [REDACTED] are left out. ok is
-// false when the body must be withheld rather than redacted: it is not
-// JSON (it was cut short, say), is nested deeper than maxDepth, a string
-// holds a JSON object (a gateway quoting its upstream's answer), or it
-// names more than maxSecretValues. values then holds those read before
-// the body was found unreadable, and after a JSON object in a string.
+// members of body whose normalised name isSecretMember, at any depth,
+// leaving out "" and [REDACTED]. ok is false when the body must be
+// withheld rather than redacted: it is not JSON (cut short, say), is
+// nested deeper than maxDepth, names more than maxSecretValues, or a
+// string holds a JSON object (a gateway quoting its upstream's answer).
+// values then holds those read up to the failure, or to the end when a
+// string held an object.
 func secretValues(body []byte) (values []string, ok bool) {
 	s := &secretScan{dec: json.NewDecoder(bytes.NewReader(body))}
 	s.dec.UseNumber()
@@ -283,25 +325,16 @@ func secretValues(body []byte) (values []string, ok bool) {
 	return s.values, !s.withhold
 }
 
-// maxDepth is how deeply nested a body secretValues reads may be, as
-// encoding/json reads it: a deeper body is withheld.
-const maxDepth = 10000
-
-// errWithhold is secretScan's answer for a body to withhold.
-var errWithhold = errors.New("the body must be withheld")
-
-// secretScan is the state of secretValues.
+// secretScan is the state of secretValues. A string holding a JSON object
+// sets withhold, and the scan goes on to find the secrets after it.
 type secretScan struct {
-	dec    *json.Decoder
-	values []string
-	// withhold is set by a string holding a JSON object: the body is
-	// withheld, but read on, as the secrets after it must be known.
+	dec      *json.Decoder
+	values   []string
 	withhold bool
 }
 
-// value adds to s.values the secret values of the JSON value s.dec reads
-// next, the value of the member name ("" in an array), within depth
-// containers.
+// value adds the secrets of the next JSON value to s.values: the value of
+// member name ("" in an array), inside depth containers.
 func (s *secretScan) value(name string, depth int) error {
 	tok, err := s.dec.Token()
 	if err != nil {

@@ -85,6 +85,8 @@ func keyForms(key string) map[string]string {
 		"base64 of user:key":          basic,
 		"base64 of user:key in JSON":  strings.ReplaceAll(basic, "/", `\/`),
 		"base64 of user:key, percent": url.QueryEscape(basic),
+		"base64 after a binary byte":  base64.RawURLEncoding.EncodeToString(append([]byte{0xff}, key...)),
+		"form-encoded Basic":          url.Values{"Authorization": {"Basic " + basic}}.Encode(),
 	}
 }
 
@@ -278,6 +280,56 @@ func TestRedactorRounds(t *testing.T) {
 	require.NoError(t, err)
 	mixed := base64.StdEncoding.EncodeToString(quoted)
 	assert.True(t, r.holds(mixed, maxRounds), "base64 of JSON of percent of HTML")
+}
+
+// TestRedactorBase64AtAnyAlignment: the key's base64 is found wherever the
+// key's bytes start, also when other base64 characters are glued in front
+// of it (so the run does not start where the key's first byte does), in
+// either alphabet, padded or not; a key with one bit changed inside is not
+// taken for the key.
+func TestRedactorBase64AtAnyAlignment(t *testing.T) {
+	t.Parallel()
+	encodings := map[string]*base64.Encoding{
+		"std": base64.StdEncoding, "std unpadded": base64.RawStdEncoding,
+		"URL": base64.URLEncoding, "URL unpadded": base64.RawURLEncoding,
+	}
+	forms := map[string]func(enc *base64.Encoding, key string) string{
+		"form-encoded Basic": func(enc *base64.Encoding, key string) string {
+			return url.Values{"Authorization": {"Basic " + enc.EncodeToString([]byte("user:"+key))}}.Encode()
+		},
+		"token_ prefix": func(enc *base64.Encoding, key string) string {
+			return "token_" + enc.EncodeToString([]byte(key))
+		},
+		"one binary byte first": func(enc *base64.Encoding, key string) string { return enc.EncodeToString(append([]byte{0xff}, key...)) },
+		"two binary bytes first": func(enc *base64.Encoding, key string) string {
+			return enc.EncodeToString(append([]byte{0xfe, 0x00}, key...))
+		},
+		"four binary bytes first": func(enc *base64.Encoding, key string) string {
+			return enc.EncodeToString(append([]byte{1, 0x80, 0xc0, 0xff}, key...))
+		},
+		"binary bytes on each side": func(enc *base64.Encoding, key string) string {
+			return enc.EncodeToString(append(append([]byte{0xc3}, key...), 0xff, 0x00))
+		},
+	}
+	for i, key := range []string{benchKey, "sk_12345", `sk_ünï_cødé`, "sk_live_" + strings.Repeat("Zq9", 20)} {
+		r := newRedactor(key)
+		miss := []byte(key)
+		miss[4] ^= 1 // a bit every form encodes
+		for name, form := range forms {
+			for encName, enc := range encodings {
+				t.Run(fmt.Sprintf("key %d/%s/%s", i, name, encName), func(t *testing.T) {
+					t.Parallel()
+					text := "echo: " + form(enc, key) + " done"
+					got := r.string(text)
+					assert.True(t, r.holds(text, maxRounds), "%q: %q not found", key, text)
+					assert.False(t, r.holds(got, maxRounds), "%q: %q gave %q", key, text, got)
+					assert.Equal(t, "echo: ", got[:6], "the text around the unit is kept")
+					near := "echo: " + form(enc, string(miss)) + " done"
+					assert.Equal(t, near, r.string(near), "%q: a near miss is kept", key)
+				})
+			}
+		}
+	}
 }
 
 // TestSecretValues holds which values secretValues finds in an API key
