@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"html"
 	"math"
 	"net/http"
@@ -18,14 +17,13 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// A redactor removes secrets (the API key, and the secrets of an API key
-// answer) from what a server sent. A text holds a secret when it holds the
-// secret in any letter case, or its base64 at any byte alignment, either
-// as it stands or after up to maxRounds decodings of its words: JSON
-// string escapes, percent escapes, HTML character references, and base64
-// of a run that decodes to UTF-8 text. No secret holds white space, and no
-// encoding writes white space for a character that is not, so every form
-// of a secret lies within one word.
+// A redactor removes secrets (the API key, and those of an API key answer)
+// from what a server sent. A text holds a secret when it holds the secret
+// in any letter case, or its base64 after any bytes, as it stands or after
+// up to maxRounds decodings of its words: JSON string escapes, percent
+// escapes, HTML character references, and base64 that decodes to UTF-8
+// text. No secret holds white space, and no encoding writes white space
+// for a character that is not, so every form of a secret lies in one word.
 //
 // Each secret is held through a pointer, and so is the redactor: fmt,
 // printing a struct with one in an unexported field, finds addresses.
@@ -33,8 +31,8 @@ type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
 	minRunes int            // the characters of the shortest secret; MaxInt for none
-	base64   []*string      // the secrets' base64 forms (see base64Forms)
-	minB64   int            // the length of the shortest of them
+	base64   []*string      // the secrets' base64 forms (base64Forms)
+	minB64   int            // the length of the shortest form
 }
 
 // maxRounds bounds how many decodings, one inside another, a word is read
@@ -42,9 +40,9 @@ type redactor struct {
 const maxRounds = 4
 
 var (
-	// decoders are the decodings but base64. Each decodes the runs of the
-	// escapes its pattern matches (a run, so that the bytes of one
-	// character decode together), and each escape begins with its marker.
+	// decoders are the escape decodings. Each decodes the runs its pattern
+	// matches, so that the bytes of one character decode together; each
+	// escape begins with the marker.
 	decoders = [...]struct {
 		marker byte
 		runs   *regexp.Regexp
@@ -80,7 +78,7 @@ func newRedactor(key string) *redactor {
 	return r
 }
 
-// add adds secret, neither empty nor one of r's.
+// add adds secret, which is not empty.
 func (r *redactor) add(secret string) {
 	r.secrets = append(r.secrets, &secret)
 	quoted := make([]string, len(r.secrets))
@@ -96,11 +94,11 @@ func (r *redactor) add(secret string) {
 	}
 }
 
-// base64Forms returns the base64 of secret, as written, upper-cased and
+// base64Forms returns the base64 of secret as written, upper-cased and
 // lower-cased, in both alphabets, for each of the three places its first
-// byte may take in a 3-byte group: so it is found after any bytes, such as
-// "user:" in Basic credentials. Each form leaves out the characters that
-// also encode bits of the bytes before and after the secret.
+// byte may take in a 3-byte group, so that it is found after any bytes
+// ("user:" in Basic credentials, say). Each form leaves out the characters
+// that also encode bits of the bytes around the secret.
 func base64Forms(secret string) (forms []string) {
 	toURL := strings.NewReplacer("+", "-", "/", "_")
 	for _, s := range [...]string{secret, strings.ToUpper(secret), strings.ToLower(secret)} {
@@ -114,21 +112,20 @@ func base64Forms(secret string) (forms []string) {
 	return slices.Compact(forms)
 }
 
-// withSecretsIn returns a redactor that also removes the secret values of
-// body, an API key answer (see secretValues), also those read before the
-// body turned out unreadable, since the headers and request ID may echo
-// them. ok is false when the body must be withheld instead: it cannot be
-// read whole, or holds a secret shorter than MinAPIKeyLength characters or
-// with white space, which other text would be full of.
+// withSecretsIn returns a redactor that also removes the secrets of body,
+// an API key answer (secretValues), those read before a failure too: the
+// headers and request ID may echo them. ok is false when the body must be
+// withheld instead: it cannot be read whole, or holds a secret shorter
+// than MinAPIKeyLength characters or with white space, which other text
+// would be full of.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	out := *r
 	out.secrets, out.base64 = slices.Clone(r.secrets), slices.Clone(r.base64)
 	for _, v := range values {
-		switch {
-		case utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace):
+		if utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace) {
 			ok = false
-		case !slices.ContainsFunc(out.secrets, func(s *string) bool { return *s == v }):
+		} else {
 			out.add(v)
 		}
 	}
@@ -171,9 +168,8 @@ func (r *redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// errorBody returns at most maxErrorBody bytes of b without secrets. It
-// reads a little past that length, so that a secret the cut would halve
-// is found.
+// errorBody returns at most maxErrorBody bytes of b without secrets, read
+// a little further so that a secret the cut halves is found.
 func (r *redactor) errorBody(b []byte) []byte {
 	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
@@ -204,14 +200,22 @@ func (r *redactor) answer(resp *http.Response) {
 	}
 }
 
-// holds reports whether s holds a secret, as it stands or in what up to
-// rounds decodings, one inside another, make of its words. A text with no
-// escape and no base64 run long enough to hide a secret, the common case,
-// is read once and costs no allocation.
+// holds reports whether s holds a secret, as it stands or after up to
+// rounds decodings one inside another. A text with no escape and no long
+// base64 run, the common case, is read once and costs no allocation.
 func (r *redactor) holds(s string, rounds int) bool {
 	if utf8.RuneCountInString(s) < r.minRunes {
 		return false // no decoding yields more characters than it reads
 	}
+	if r.holdsPlain(s) || r.inBase64(s, rounds) {
+		return true
+	}
+	return rounds > 0 && strings.ContainsAny(s, `\%&`) &&
+		slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
+}
+
+// holdsPlain reports whether s holds a secret in any letter case.
+func (r *redactor) holdsPlain(s string) bool {
 	for _, secret := range r.secrets {
 		first := (*secret)[0] | 0x20 // a cheap test of the first byte, before EqualFold
 		for i := 0; i+len(*secret) <= len(s); i++ {
@@ -220,42 +224,44 @@ func (r *redactor) holds(s string, rounds int) bool {
 			}
 		}
 	}
-	found, longest := r.inBase64(s)
-	if found || rounds == 0 {
-		return found
-	}
-	// Base64 writes 4 characters for 3 bytes.
-	hides := 3*longest >= 4*r.minRunes || strings.ContainsAny(s, `\%&`)
-	return hides && slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
+	return false
 }
 
-// inBase64 reports whether a run of base64 characters in s holds one of
-// r.base64, and returns the length of the longest run.
-func (r *redactor) inBase64(s string) (found bool, longest int) {
+// inBase64 reports whether a run of base64 characters in s holds a base64
+// form of a secret, or decodes to text holding a secret within rounds.
+func (r *redactor) inBase64(s string, rounds int) bool {
 	for i, start := 0, 0; i <= len(s); i++ {
 		if i < len(s) && base64Chars[s[i]] == 1 {
 			continue
 		}
-		if run := s[start:i]; len(run) >= r.minB64 && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) {
-			return true, len(run)
+		run := s[start:i]
+		start = i + 1
+		if len(run) >= r.minB64 && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) ||
+			rounds > 0 && 3*len(run) >= 4*r.minRunes && r.base64Holds(run, rounds-1) { // 4 characters for 3 bytes
+			return true
 		}
-		longest, start = max(longest, i-start), i+1
 	}
-	return false, longest
+	return false
 }
 
-// decodings returns what each decoding makes of each word of s it
-// changes.
+// base64Holds reports whether run, decoded from base64 (either alphabet)
+// to UTF-8 text, holds a secret within rounds.
+func (r *redactor) base64Holds(run string, rounds int) bool {
+	var buf, src [512]byte // a run that decodes to nothing costs no allocation
+	for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if out, err := enc.AppendDecode(buf[:0], append(src[:0], run...)); err == nil {
+			return utf8.Valid(out) && r.holds(string(out), rounds)
+		}
+	}
+	return false
+}
+
+// decodings returns what the escape decodings make of the words of s they
+// change.
 func (r *redactor) decodings(s string) (out []string) {
 	for word := range strings.FieldsSeq(s) {
-		if utf8.RuneCountInString(word) < r.minRunes {
-			continue
-		}
-		if text := r.base64Texts(word); text != "" {
-			out = append(out, text)
-		}
 		for _, d := range decoders {
-			if strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
+			if utf8.RuneCountInString(word) < r.minRunes || strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
 				continue
 			}
 			if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word {
@@ -264,26 +270,6 @@ func (r *redactor) decodings(s string) (out []string) {
 		}
 	}
 	return out
-}
-
-// base64Texts returns, each followed by a space, the UTF-8 texts that the
-// runs of base64 characters of word ('=' ends one) long enough to encode a
-// secret decode to, in the standard or the URL alphabet.
-func (r *redactor) base64Texts(word string) string {
-	var buf, src [512]byte // a run that decodes to nothing costs no allocation
-	texts := buf[:0]
-	for run := range strings.FieldsFuncSeq(word, func(c rune) bool { return c >= utf8.RuneSelf || base64Chars[c] == 0 }) {
-		if 3*len(run) < 4*r.minRunes {
-			continue
-		}
-		for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-			if out, err := enc.AppendDecode(texts, append(src[:0], run...)); err == nil && utf8.Valid(out[len(texts):]) {
-				texts = append(out, ' ')
-				break
-			}
-		}
-	}
-	return string(texts)
 }
 
 // base64Chars is 1 for the characters of either base64 alphabet.
@@ -298,76 +284,41 @@ var base64Chars = func() (t [256]uint8) {
 // still be shown redacted rather than withheld.
 const maxSecretValues = 16
 
-// maxDepth is how deeply nested a body secretValues reads may be, as
-// encoding/json reads it; a deeper body is withheld.
-const maxDepth = 10000
-
-// errWithhold is secretScan's answer for a body to withhold.
-var errWithhold = errors.New("the body must be withheld")
-
 // secretValues returns the distinct string values, in order, of the
 // members of body whose normalised name isSecretMember, at any depth,
 // leaving out "" and [REDACTED]. ok is false when the body must be
-// withheld rather than redacted: it is not JSON (cut short, say), is
-// nested deeper than maxDepth, names more than maxSecretValues, or a
-// string holds a JSON object (a gateway quoting its upstream's answer).
-// values then holds those read up to the failure, or to the end when a
-// string held an object.
+// withheld rather than redacted: it is not one JSON value (cut short,
+// say), names more than maxSecretValues, has a member name too long to
+// read, or a string or name holds a JSON object (a gateway quoting its
+// upstream's answer). values then holds those read up to the failure.
 func secretValues(body []byte) (values []string, ok bool) {
-	s := &secretScan{dec: json.NewDecoder(bytes.NewReader(body))}
-	s.dec.UseNumber()
-	// Any error, io.EOF too, comes from inside a value: the body was cut.
-	for s.dec.More() {
-		if err := s.value("", 0); err != nil {
-			return s.values, false
-		}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, true
 	}
-	return s.values, !s.withhold
-}
-
-// secretScan is the state of secretValues. A string holding a JSON object
-// sets withhold, and the scan goes on to find the secrets after it.
-type secretScan struct {
-	dec      *json.Decoder
-	values   []string
-	withhold bool
-}
-
-// value adds the secrets of the next JSON value to s.values: the value of
-// member name ("" in an array), inside depth containers.
-func (s *secretScan) value(name string, depth int) error {
-	tok, err := s.dec.Token()
-	if err != nil {
-		return err
-	}
-	if open, ok := tok.(json.Delim); ok {
-		if depth == maxDepth {
-			return errWithhold
-		}
-		for s.dec.More() {
-			member := ""
-			if open == '{' {
-				if tok, err = s.dec.Token(); err != nil {
-					return err
-				}
-				member, _ = tok.(string)
-			}
-			if err := s.value(member, depth+1); err != nil {
-				return err
+	ok = true
+	var walk func(r *jsonx.Reader, secret bool)
+	walk = func(r *jsonx.Reader, secret bool) {
+		switch r.Peek() {
+		case '{':
+			r.Object(func(name []byte) {
+				ok = ok && name != nil && !embeddedObject.Match(name)
+				walk(r, isSecretMember(string(name)))
+			})
+		case '[':
+			r.Array(func() { walk(r, false) })
+		default:
+			str, _ := r.Value().String()
+			ok = ok && !embeddedObject.MatchString(str)
+			switch {
+			case !secret || str == "" || str == redacted || slices.Contains(values, str):
+			case len(values) == maxSecretValues:
+				ok = false
+				r.Stop()
+			default:
+				values = append(values, str)
 			}
 		}
-		_, err = s.dec.Token() // the closing delimiter
-		return err
 	}
-	str, _ := tok.(string)
-	var buf [64]byte
-	s.withhold = s.withhold || embeddedObject.MatchString(name) || embeddedObject.MatchString(str)
-	switch {
-	case str == "" || str == redacted || slices.Contains(s.values, str) || !isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(name)))):
-		return nil
-	case len(s.values) == maxSecretValues:
-		return errWithhold
-	}
-	s.values = append(s.values, str)
-	return nil
+	// jsonx refuses what encoding/json does, nesting past 10,000 levels too.
+	return values, jsonx.Read(body, func(r *jsonx.Reader) { walk(r, false) }) && ok
 }
