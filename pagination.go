@@ -16,31 +16,31 @@ import (
 )
 
 // ListOptions selects a page of a list. The API publishes no paging
-// parameters; page, per_page and cursor are the SDK's assumption (see the
-// README). The zero value asks for the server's first page.
+// parameters: page, per_page and cursor are assumed (see the README). The
+// zero value asks for the first page.
 type ListOptions struct {
 	Page    int        `url:"page,omitempty"`
 	PerPage int        `url:"per_page,omitempty"`
 	Cursor  string     `url:"cursor,omitempty"`
 	Extra   url.Values `url:"-"` // any other query parameters, sent as given; a key here replaces a typed one
 
-	// Resume is the Page.Next token of an earlier page of the same list:
-	// List, All and Pages start at the page it names, with the options it
-	// recorded, and ignore the other fields; a last page's token yields
-	// nothing and sends nothing. A token altered, for another list, or made
-	// with another API key or base URL fails with ErrInvalidArgument.
+	// Resume is the Page.Next of an earlier page of the same list: List,
+	// All and Pages start at the page it names, with the options it
+	// recorded, ignoring the other fields (a last page's yields nothing).
+	// A token altered, for another list, or made with another API key or
+	// base URL fails with ErrInvalidArgument.
 	Resume string `url:"-"`
 }
 
-// linkRe matches one link of a Link header (RFC 8288): its target and its
-// parameters; relRe matches a rel parameter, quoted or not.
+// linkRe matches a link of a Link header (RFC 8288), its target and
+// parameters; relRe matches a rel parameter.
 var (
 	linkRe = regexp.MustCompile(`<([^>]*)>([^<]*)`)
 	relRe  = regexp.MustCompile(`(?i);\s*rel\s*=\s*("[^"]*"|[^\s;,]+)`)
 )
 
-// readLink records the first rel="next" target of the Link headers, of
-// their first 64 links each.
+// readLink records the first rel="next" target of the Link headers (of
+// each one's first 64 links).
 func (r *Response) readLink(values []string) {
 	isNext := func(rel string) bool { return strings.EqualFold(rel, "next") }
 	for _, v := range values {
@@ -75,22 +75,19 @@ func (r *Response) setNextURL(target string) {
 
 // Page is one page of a list, as the services' Pages methods yield it.
 type Page[T any] struct {
-	// Items are the page's resources, in the order the server sent them.
-	Items []*T
-	// Response is the server's response to the page's request.
-	Response *Response
-	// Next says where the next page is: set it as ListOptions.Resume to
-	// start there later, in any process. It is never "": on the last page
-	// it names the end of the list, so a finished job run again does
-	// nothing. It holds no key or secret, and is authenticated with a key
-	// derived from the API key, so it cannot be forged and rotating the key
-	// makes it fail. A server may expire the cursor it holds.
+	Items    []*T      // the page's resources, in the order the server sent them
+	Response *Response // the server's response to the page's request
+	// Next is where the next page is: set it as ListOptions.Resume to start
+	// there later, in any process. On the last page it names the end, so a
+	// finished job run again does nothing; it is never "". It holds no key
+	// or secret, and is authenticated by the API key: it cannot be forged,
+	// and rotating the key makes it fail.
 	Next string
 }
 
-// listPages iterates over the pages of the list at ep from where opts say,
-// following each page's next page until a page is empty or names none. An
-// error is yielded once and ends it. With tokens, each page gets its Next.
+// listPages iterates over the pages of the list at ep from where opts say
+// until a page is empty or names no next page; an error is yielded once
+// and ends it. With tokens, each page gets its Next.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
@@ -143,8 +140,8 @@ func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpt
 }
 
 // startPosition returns the path of the list at ep and the URL of the
-// first page to read: the one opts.Resume names ("" for the end), or the
-// path with the query of opts.
+// first page to read: opts.Resume's ("" for the end), or the path with the
+// query of opts.
 func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (path, next string, err error) {
 	path, err = ep.path(ids...)
 	switch {
@@ -159,7 +156,7 @@ func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (
 		return "", "", invalidArgument("ListOptions: negative Page or PerPage")
 	}
 	o := *opts               // the encoder keeps its argument: opts stay where they are
-	q, _ := query.Values(&o) // fails only for a type that is not a struct
+	q, _ := query.Values(&o) // it fails only for what is not a struct
 	maps.Copy(q, opts.Extra)
 	if len(q) == 0 {
 		return path, path, nil
@@ -172,18 +169,14 @@ type pager[T any] struct {
 	c      *Client
 	ep     *endpoint
 	path   string
-	url    string // the next page's URL; "" once the list has ended
-	tokens bool   // whether each page gets its Next token
-	// seen is the loop guard: the SHA-256 of each URL asked for and of the
-	// item IDs of each page read (itemsSum). A server that names a page
-	// again, or ignores the page or cursor asked for, is stopped before an
-	// item is yielded twice.
-	seen map[[sha256.Size]byte]bool
+	url    string                     // the next page's URL; "" once the list has ended
+	tokens bool                       // whether each page gets its Next token
+	seen   map[[sha256.Size]byte]bool // the loop guard: the SHA-256 of each URL asked for and of each page's items (itemsSum)
 }
 
-// next reads the page at p.url and moves p.url on. Before the page is
-// yielded, it fails when the page repeats one asked for or read, or its
-// next page can be neither followed nor saved in a token.
+// next reads the page at p.url and moves p.url on. It fails when the page
+// repeats one asked for or read, or its next page can be neither followed
+// nor saved in a token.
 func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	req, err := p.c.NewRequest(ctx, http.MethodGet, p.url, nil)
 	if err != nil {
@@ -221,8 +214,8 @@ func (p *pager[T]) repeats(sum [sha256.Size]byte) bool {
 	return repeat
 }
 
-// nextURL returns the URL of the page after the page at u that resp names:
-// its link, or u with the cursor or page number it names; "" for none.
+// nextURL returns the URL of the page that resp, the page at u, names
+// next: its link, or u with the cursor or page number; "" for none.
 func (p *pager[T]) nextURL(u *url.URL, resp *Response) (string, error) {
 	if resp.NextURL != "" {
 		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
@@ -243,9 +236,8 @@ func (p *pager[T]) nextURL(u *url.URL, resp *Response) (string, error) {
 	return next.String(), nil
 }
 
-// itemsSum is the SHA-256 of the IDs of items in order, an item without
-// one counting by its raw JSON: a page whose items change a field on
-// every answer is still known by its IDs.
+// itemsSum is the SHA-256 of the IDs of items (raw JSON for an item with
+// none): a page whose items change a field each time is still known.
 func itemsSum[T any](items []*T) [sha256.Size]byte {
 	h, buf := sha256.New(), make([]byte, 0, 24)
 	for _, item := range items {
@@ -254,8 +246,7 @@ func itemsSum[T any](items []*T) [sha256.Size]byte {
 		if len(key) == 0 {
 			kind, key = 'r', res.Raw()
 		}
-		// Length-prefixed, so the IDs "ab","c" and "a","bc" differ, and
-		// never "url ", so no page is taken for a URL.
+		// Length-prefixed ("ab","c" is not "a","bc"); never a URL's "url ".
 		buf = strconv.AppendInt(append(buf[:0], kind), int64(len(key)), 10)
 		h.Write(append(buf, ':'))
 		h.Write(key)

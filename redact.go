@@ -18,31 +18,28 @@ import (
 )
 
 // A redactor removes secrets (the API key, and those of an API key answer)
-// from what a server sent. A text holds a secret when it holds the secret
-// in any letter case, or its base64 after any bytes, as it stands or after
-// up to maxRounds decodings of its words: JSON string escapes, percent
-// escapes, HTML character references, and base64 that decodes to UTF-8
-// text. No secret holds white space, and no encoding writes white space
-// for a character that is not, so every form of a secret lies in one word.
+// from what a server sent: in any letter case, in base64 after any bytes,
+// as the text stands or after up to maxRounds decodings of its words (JSON
+// string escapes, percent escapes, HTML references, base64 of UTF-8 text).
+// No encoding writes white space for a character that is not, and no
+// secret holds any, so every form of a secret lies in one word.
 //
-// Each secret is held through a pointer, and so is the redactor: fmt,
-// printing a struct with one in an unexported field, finds addresses.
+// Secrets are held through pointers, and so is the redactor: fmt, printing
+// a struct with one in an unexported field, finds addresses.
 type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
 	minRunes int            // the characters of the shortest secret; MaxInt for none
-	base64   []*string      // the secrets' base64 forms (base64Forms)
-	minB64   int            // the length of the shortest form
+	base64   []*string      // the secrets' base64 forms (base64Forms), none shorter than minRunes
 }
 
-// maxRounds bounds how many decodings, one inside another, a word is read
-// through.
+// maxRounds bounds the decodings, one inside another, a word is read through.
 const maxRounds = 4
 
 var (
-	// decoders are the escape decodings. Each decodes the runs its pattern
-	// matches, so that the bytes of one character decode together; each
-	// escape begins with the marker.
+	// decoders are the escape decodings: each decodes runs of escapes, so
+	// that the bytes of one character decode together, and each escape
+	// begins with the marker.
 	decoders = [...]struct {
 		marker byte
 		runs   *regexp.Regexp
@@ -71,7 +68,7 @@ func unescapeJSON(run string) string {
 
 // newRedactor returns a redactor of key; an empty key redacts nothing.
 func newRedactor(key string) *redactor {
-	r := &redactor{minRunes: math.MaxInt, minB64: math.MaxInt}
+	r := &redactor{minRunes: math.MaxInt}
 	if key != "" {
 		r.add(key)
 	}
@@ -90,15 +87,13 @@ func (r *redactor) add(secret string) {
 	r.minRunes = min(r.minRunes, utf8.RuneCountInString(secret))
 	for _, form := range base64Forms(secret) {
 		r.base64 = append(r.base64, &form)
-		r.minB64 = min(r.minB64, len(form))
 	}
 }
 
-// base64Forms returns the base64 of secret as written, upper-cased and
-// lower-cased, in both alphabets, for each of the three places its first
-// byte may take in a 3-byte group, so that it is found after any bytes
-// ("user:" in Basic credentials, say). Each form leaves out the characters
-// that also encode bits of the bytes around the secret.
+// base64Forms returns the base64 of secret as written, upper- and
+// lower-cased, in both alphabets, after 0, 1 and 2 bytes (so it is found
+// after any bytes, "user:" in Basic credentials say), each without the
+// characters that also encode the bytes around it.
 func base64Forms(secret string) (forms []string) {
 	toURL := strings.NewReplacer("+", "-", "/", "_")
 	for _, s := range [...]string{secret, strings.ToUpper(secret), strings.ToLower(secret)} {
@@ -113,11 +108,10 @@ func base64Forms(secret string) (forms []string) {
 }
 
 // withSecretsIn returns a redactor that also removes the secrets of body,
-// an API key answer (secretValues), those read before a failure too: the
+// an API key answer (secretValues), even when the body is withheld: the
 // headers and request ID may echo them. ok is false when the body must be
-// withheld instead: it cannot be read whole, or holds a secret shorter
-// than MinAPIKeyLength characters or with white space, which other text
-// would be full of.
+// withheld: unreadable, or with a secret too short to match (under
+// MinAPIKeyLength characters) or holding white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	out := *r
@@ -132,32 +126,33 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	return &out, ok
 }
 
-// string returns s without secrets: each run of plain occurrences replaced
-// by [REDACTED] in place, then each unit that still holds a secret
-// replaced whole, and the whole of s if it still holds one. It returns s
-// itself when s holds none.
+// string returns s without secrets. While s holds one, each step in turn
+// replaces more: plain occurrences in place, then each unit of units that
+// holds a secret, then the whole of s. s holding none is returned as is.
 func (r *redactor) string(s string) string {
-	if !r.holds(s, maxRounds) {
-		return s
-	}
-	s = r.plain.ReplaceAllLiteralString(s, redacted)
-	for _, unit := range units {
-		if !r.holds(s, maxRounds) {
-			return s
-		}
-		s = unit.ReplaceAllStringFunc(s, func(u string) string {
-			if !r.holds(u, maxRounds) {
-				return u
-			} else if strings.HasPrefix(u, `"`) && len(u) > 1 {
-				return `"` + redacted + `"` // a JSON string stays one
-			}
+	for step := 0; r.holds(s, maxRounds); step++ {
+		switch {
+		case step == 0:
+			s = r.plain.ReplaceAllLiteralString(s, redacted)
+		case step <= len(units):
+			s = units[step-1].ReplaceAllStringFunc(s, r.unit)
+		default:
 			return redacted
-		})
-	}
-	if r.holds(s, maxRounds) {
-		return redacted
+		}
 	}
 	return s
+}
+
+// unit returns u, or [REDACTED] when u holds a secret (a JSON string stays
+// one).
+func (r *redactor) unit(u string) string {
+	switch {
+	case !r.holds(u, maxRounds):
+		return u
+	case strings.HasPrefix(u, `"`) && len(u) > 1:
+		return `"` + redacted + `"`
+	}
+	return redacted
 }
 
 // bytes is string for a body; b itself when it holds no secret.
@@ -168,36 +163,34 @@ func (r *redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// errorBody returns at most maxErrorBody bytes of b without secrets, read
-// a little further so that a secret the cut halves is found.
+// errorBody returns at most maxErrorBody bytes of b without secrets; it
+// reads further, so that a secret the cut halves is found.
 func (r *redactor) errorBody(b []byte) []byte {
 	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
 
-// answer cleans the status line, header and trailer of resp. A header that
-// holds a secret is replaced by a cleaned copy; one that holds none, the
-// common case, is read once and kept.
+// answer cleans the status line, header and trailer of resp.
 func (r *redactor) answer(resp *http.Response) {
-	if r.holds(resp.Status, maxRounds) {
-		resp.Status = r.string(resp.Status)
-	}
-	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
-		dirty := false
-		for name, values := range *h {
-			dirty = dirty || r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) })
-		}
-		if !dirty {
-			continue
-		}
-		out := make(http.Header, len(*h))
-		for name, values := range *h {
-			name = r.string(name)
-			for _, v := range values {
-				out[name] = append(out[name], r.string(v))
+	resp.Status = r.string(resp.Status)
+	resp.Header, resp.Trailer = r.header(resp.Header), r.header(resp.Trailer)
+}
+
+// header returns a cleaned copy of h when h holds a secret; h itself, read
+// once, in the common case.
+func (r *redactor) header(h http.Header) http.Header {
+	for name, values := range h {
+		if r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) }) {
+			out := make(http.Header, len(h))
+			for name, values := range h {
+				name = r.string(name)
+				for _, v := range values {
+					out[name] = append(out[name], r.string(v))
+				}
 			}
+			return out
 		}
-		*h = out
 	}
+	return h
 }
 
 // holds reports whether s holds a secret, as it stands or after up to
@@ -207,15 +200,6 @@ func (r *redactor) holds(s string, rounds int) bool {
 	if utf8.RuneCountInString(s) < r.minRunes {
 		return false // no decoding yields more characters than it reads
 	}
-	if r.holdsPlain(s) || r.inBase64(s, rounds) {
-		return true
-	}
-	return rounds > 0 && strings.ContainsAny(s, `\%&`) &&
-		slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
-}
-
-// holdsPlain reports whether s holds a secret in any letter case.
-func (r *redactor) holdsPlain(s string) bool {
 	for _, secret := range r.secrets {
 		first := (*secret)[0] | 0x20 // a cheap test of the first byte, before EqualFold
 		for i := 0; i+len(*secret) <= len(s); i++ {
@@ -224,19 +208,20 @@ func (r *redactor) holdsPlain(s string) bool {
 			}
 		}
 	}
-	return false
+	return r.inBase64(s, rounds) || rounds > 0 && strings.ContainsAny(s, `\%&`) &&
+		slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
 }
 
 // inBase64 reports whether a run of base64 characters in s holds a base64
 // form of a secret, or decodes to text holding a secret within rounds.
 func (r *redactor) inBase64(s string, rounds int) bool {
 	for i, start := 0, 0; i <= len(s); i++ {
-		if i < len(s) && base64Chars[s[i]] == 1 {
+		if i < len(s) && isBase64(s[i]) {
 			continue
 		}
 		run := s[start:i]
 		start = i + 1
-		if len(run) >= r.minB64 && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) ||
+		if len(run) >= r.minRunes && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) ||
 			rounds > 0 && 3*len(run) >= 4*r.minRunes && r.base64Holds(run, rounds-1) { // 4 characters for 3 bytes
 			return true
 		}
@@ -272,25 +257,20 @@ func (r *redactor) decodings(s string) (out []string) {
 	return out
 }
 
-// base64Chars is 1 for the characters of either base64 alphabet.
-var base64Chars = func() (t [256]uint8) {
-	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
-		t[c] = 1
-	}
-	return t
-}()
+// isBase64 reports whether c is in either base64 alphabet.
+func isBase64(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
 
-// maxSecretValues is how many distinct secrets an answer may name and
-// still be shown redacted rather than withheld.
+// maxSecretValues is how many secrets an answer may name and be shown.
 const maxSecretValues = 16
 
 // secretValues returns the distinct string values, in order, of the
-// members of body whose normalised name isSecretMember, at any depth,
-// leaving out "" and [REDACTED]. ok is false when the body must be
-// withheld rather than redacted: it is not one JSON value (cut short,
-// say), names more than maxSecretValues, has a member name too long to
-// read, or a string or name holds a JSON object (a gateway quoting its
-// upstream's answer). values then holds those read up to the failure.
+// members of body at any depth whose normalised name isSecretMember, but
+// "" and [REDACTED]. ok is false when the body must be withheld: it is not
+// one JSON value (cut short, say), names more than maxSecretValues, has a
+// name too long to read, or a string or name holds a JSON object (a
+// gateway quoting its upstream's answer). values holds those read anyway.
 func secretValues(body []byte) (values []string, ok bool) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, true
