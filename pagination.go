@@ -27,25 +27,23 @@ type ListOptions struct {
 	// Resume is the Page.Next of an earlier page of the same list: List,
 	// All and Pages start at the page it names, with the options it
 	// recorded, ignoring the other fields (a last page's yields nothing).
-	// A token altered, for another list, or made with another API key or
-	// base URL fails with ErrInvalidArgument.
+	// A token altered, for another list, or made with another API key
+	// (rotating it) or base URL fails with ErrInvalidArgument.
 	Resume string `url:"-"`
 }
 
-// linkRe matches a link of a Link header (RFC 8288), its target and
-// parameters; relRe matches a rel parameter.
+// linkRe matches a link of a Link header (RFC 8288); relRe its rel.
 var (
 	linkRe = regexp.MustCompile(`<([^>]*)>([^<]*)`)
 	relRe  = regexp.MustCompile(`(?i);\s*rel\s*=\s*("[^"]*"|[^\s;,]+)`)
 )
 
-// readLink records the first rel="next" target of the Link headers (of
-// each one's first 64 links).
+// readLink records the first rel="next" target of the Link headers.
 func (r *Response) readLink(values []string) {
-	isNext := func(rel string) bool { return strings.EqualFold(rel, "next") }
 	for _, v := range values {
 		for _, link := range linkRe.FindAllStringSubmatch(v, 64) {
-			if rel := relRe.FindStringSubmatch(link[2]); rel != nil && slices.ContainsFunc(strings.Fields(strings.Trim(rel[1], `"`)), isNext) {
+			if rel := relRe.FindStringSubmatch(link[2]); rel != nil &&
+				slices.Contains(strings.Fields(strings.ToLower(strings.Trim(rel[1], `"`))), "next") {
 				r.setNextURL(strings.TrimSpace(link[1]))
 				return
 			}
@@ -53,8 +51,7 @@ func (r *Response) readLink(values []string) {
 	}
 }
 
-// setNextURL records target, resolved against the request URL, and the
-// page number and cursor its query holds.
+// setNextURL records target, resolved, and the page and cursor it names.
 func (r *Response) setNextURL(target string) {
 	ref, err := url.Parse(target)
 	if err != nil {
@@ -77,17 +74,14 @@ func (r *Response) setNextURL(target string) {
 type Page[T any] struct {
 	Items    []*T      // the page's resources, in the order the server sent them
 	Response *Response // the server's response to the page's request
-	// Next is where the next page is: set it as ListOptions.Resume to start
-	// there later, in any process. On the last page it names the end, so a
-	// finished job run again does nothing; it is never "". It holds no key
-	// or secret, and is authenticated by the API key: it cannot be forged,
-	// and rotating the key makes it fail.
+	// Next is where the next page is, for ListOptions.Resume in any process.
+	// It is never "" (the last page's names the end, so a finished job run
+	// again does nothing), holds no key or secret, and cannot be forged.
 	Next string
 }
 
 // listPages iterates over the pages of the list at ep from where opts say
-// until a page is empty or names no next page; an error is yielded once
-// and ends it. With tokens, each page gets its Next.
+// until one is empty or names no next page, or an error is yielded.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
@@ -105,8 +99,7 @@ func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOp
 	}
 }
 
-// listAll iterates over the items of listPages. An error is yielded once,
-// with a nil item.
+// listAll iterates over the items of listPages; an error comes with nil.
 func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) iter.Seq2[*T, error] {
 	return func(yield func(*T, error) bool) {
 		for page, err := range listPages[T](ctx, c, ep, opts, false, ids...) {
@@ -123,8 +116,7 @@ func listAll[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpti
 	}
 }
 
-// listPage reads the page of the list at ep that opts.Resume names or opts
-// select. A last page's token gives no items and a nil Response.
+// listPage reads the page opts name; a last page's token reads nothing.
 func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, ids ...string) ([]*T, *Response, error) {
 	_, next, err := c.startPosition(ep, opts, ids...)
 	if err != nil {
@@ -139,9 +131,8 @@ func listPage[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOpt
 	return fetchList[T](c, ep, req)
 }
 
-// startPosition returns the path of the list at ep and the URL of the
-// first page to read: opts.Resume's ("" for the end), or the path with the
-// query of opts.
+// startPosition returns the path of the list at ep and the URL of the page
+// to read first: opts.Resume's ("" for the end), or the path and opts.
 func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (path, next string, err error) {
 	path, err = ep.path(ids...)
 	switch {
@@ -174,9 +165,8 @@ type pager[T any] struct {
 	seen   map[[sha256.Size]byte]bool // the loop guard: the SHA-256 of each URL asked for and of each page's items (itemsSum)
 }
 
-// next reads the page at p.url and moves p.url on. It fails when the page
-// repeats one asked for or read, or its next page can be neither followed
-// nor saved in a token.
+// next reads the page at p.url and moves p.url on; it fails on a repeated
+// page, and on a next page it can neither follow nor save in a token.
 func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	req, err := p.c.NewRequest(ctx, http.MethodGet, p.url, nil)
 	if err != nil {
@@ -269,10 +259,10 @@ func unexpectedAnswer(req *http.Request, resp *Response, msg string) error {
 func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Response, error) {
 	var list []*T
 	resp, err := c.newCall(ep, req.Method, nil).send(req, &list)
-	if err != nil {
+	switch {
+	case err != nil:
 		return nil, resp, err
-	}
-	if resp.nextHeldKey {
+	case resp.nextHeldKey:
 		return nil, resp, unexpectedAnswer(req, resp, "the server's next link or cursor holds the API key; it is not followed")
 	}
 	return list, resp, nil

@@ -17,15 +17,13 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// A redactor removes secrets (the API key, and those of an API key answer)
-// from what a server sent: in any letter case, in base64 after any bytes,
-// as the text stands or after up to maxRounds decodings of its words (JSON
-// string escapes, percent escapes, HTML references, base64 of UTF-8 text).
-// No encoding writes white space for a character that is not, and no
-// secret holds any, so every form of a secret lies in one word.
-//
-// Secrets are held through pointers, and so is the redactor: fmt, printing
-// a struct with one in an unexported field, finds addresses.
+// A redactor removes secrets (the API key, an API key answer's) from what a
+// server sent: in any letter case, in base64 after any bytes, as the text
+// stands or after up to maxRounds decodings (JSON and percent escapes, HTML
+// references, base64 of UTF-8 text) of a word, where every form of a secret
+// lies, as no secret holds white space and no encoding writes any.
+// Secrets, and the redactor, are held through pointers: fmt, printing an
+// unexported field, finds addresses.
 type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
@@ -37,9 +35,8 @@ type redactor struct {
 const maxRounds = 4
 
 var (
-	// decoders are the escape decodings: each decodes runs of escapes, so
-	// that the bytes of one character decode together, and each escape
-	// begins with the marker.
+	// decoders decode runs of escapes, so that the bytes of a character
+	// decode together; each escape begins with the marker.
 	decoders = [...]struct {
 		marker byte
 		runs   *regexp.Regexp
@@ -58,8 +55,7 @@ var (
 	}
 )
 
-// unescapeJSON decodes a run of JSON string escapes; \U is read as \u, as
-// a server may upper-case a whole message.
+// unescapeJSON decodes a run of JSON escapes, \U as \u (for upper-cased text).
 func unescapeJSON(run string) string {
 	var s string
 	_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
@@ -90,10 +86,9 @@ func (r *redactor) add(secret string) {
 	}
 }
 
-// base64Forms returns the base64 of secret as written, upper- and
-// lower-cased, in both alphabets, after 0, 1 and 2 bytes (so it is found
-// after any bytes, "user:" in Basic credentials say), each without the
-// characters that also encode the bytes around it.
+// base64Forms returns secret's base64 (as written, upper- and lower-cased,
+// in both alphabets) after 0, 1 and 2 bytes, without the characters that
+// also encode the bytes around it: found after any bytes ("user:", say).
 func base64Forms(secret string) (forms []string) {
 	toURL := strings.NewReplacer("+", "-", "/", "_")
 	for _, s := range [...]string{secret, strings.ToUpper(secret), strings.ToLower(secret)} {
@@ -108,10 +103,9 @@ func base64Forms(secret string) (forms []string) {
 }
 
 // withSecretsIn returns a redactor that also removes the secrets of body,
-// an API key answer (secretValues), even when the body is withheld: the
-// headers and request ID may echo them. ok is false when the body must be
-// withheld: unreadable, or with a secret too short to match (under
-// MinAPIKeyLength characters) or holding white space.
+// an API key answer: all secretValues finds, as the headers may echo them.
+// ok is false when the body must be withheld: unreadable, or with a secret
+// too short to match (under MinAPIKeyLength characters) or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	out := *r
@@ -126,9 +120,8 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	return &out, ok
 }
 
-// string returns s without secrets. While s holds one, each step in turn
-// replaces more: plain occurrences in place, then each unit of units that
-// holds a secret, then the whole of s. s holding none is returned as is.
+// string returns s without secrets: while s holds one, it replaces plain
+// occurrences in place, then each unit of units holding one, then all of s.
 func (r *redactor) string(s string) string {
 	for step := 0; r.holds(s, maxRounds); step++ {
 		switch {
@@ -143,8 +136,7 @@ func (r *redactor) string(s string) string {
 	return s
 }
 
-// unit returns u, or [REDACTED] when u holds a secret (a JSON string stays
-// one).
+// unit returns u, or [REDACTED] if u holds a secret (a JSON string stays one).
 func (r *redactor) unit(u string) string {
 	switch {
 	case !r.holds(u, maxRounds):
@@ -163,8 +155,7 @@ func (r *redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// errorBody returns at most maxErrorBody bytes of b without secrets; it
-// reads further, so that a secret the cut halves is found.
+// errorBody cleans b, then cuts it to maxErrorBody bytes: a halved secret is found.
 func (r *redactor) errorBody(b []byte) []byte {
 	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
@@ -175,8 +166,7 @@ func (r *redactor) answer(resp *http.Response) {
 	resp.Header, resp.Trailer = r.header(resp.Header), r.header(resp.Trailer)
 }
 
-// header returns a cleaned copy of h when h holds a secret; h itself, read
-// once, in the common case.
+// header returns h, read once, or a cleaned copy if it holds a secret.
 func (r *redactor) header(h http.Header) http.Header {
 	for name, values := range h {
 		if r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) }) {
@@ -193,9 +183,8 @@ func (r *redactor) header(h http.Header) http.Header {
 	return h
 }
 
-// holds reports whether s holds a secret, as it stands or after up to
-// rounds decodings one inside another. A text with no escape and no long
-// base64 run, the common case, is read once and costs no allocation.
+// holds reports whether s holds a secret, as it stands or within rounds
+// decodings. Text without escapes or long base64 runs allocates nothing.
 func (r *redactor) holds(s string, rounds int) bool {
 	if utf8.RuneCountInString(s) < r.minRunes {
 		return false // no decoding yields more characters than it reads
@@ -212,8 +201,8 @@ func (r *redactor) holds(s string, rounds int) bool {
 		slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
 }
 
-// inBase64 reports whether a run of base64 characters in s holds a base64
-// form of a secret, or decodes to text holding a secret within rounds.
+// inBase64 reports whether a base64 run in s holds a secret's base64 form,
+// or decodes to text holding a secret within rounds.
 func (r *redactor) inBase64(s string, rounds int) bool {
 	for i, start := 0, 0; i <= len(s); i++ {
 		if i < len(s) && isBase64(s[i]) {
@@ -229,8 +218,7 @@ func (r *redactor) inBase64(s string, rounds int) bool {
 	return false
 }
 
-// base64Holds reports whether run, decoded from base64 (either alphabet)
-// to UTF-8 text, holds a secret within rounds.
+// base64Holds reports whether run, as base64 of text, holds a secret.
 func (r *redactor) base64Holds(run string, rounds int) bool {
 	var buf, src [512]byte // a run that decodes to nothing costs no allocation
 	for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
@@ -241,8 +229,7 @@ func (r *redactor) base64Holds(run string, rounds int) bool {
 	return false
 }
 
-// decodings returns what the escape decodings make of the words of s they
-// change.
+// decodings returns the words of s an escape decoding changes, decoded.
 func (r *redactor) decodings(s string) (out []string) {
 	for word := range strings.FieldsSeq(s) {
 		for _, d := range decoders {
@@ -265,12 +252,12 @@ func isBase64(c byte) bool {
 // maxSecretValues is how many secrets an answer may name and be shown.
 const maxSecretValues = 16
 
-// secretValues returns the distinct string values, in order, of the
-// members of body at any depth whose normalised name isSecretMember, but
-// "" and [REDACTED]. ok is false when the body must be withheld: it is not
-// one JSON value (cut short, say), names more than maxSecretValues, has a
-// name too long to read, or a string or name holds a JSON object (a
-// gateway quoting its upstream's answer). values holds those read anyway.
+// secretValues returns the distinct string values but "" and [REDACTED],
+// in order, of the members of body whose normalised name isSecretMember.
+// ok is false when the body must be withheld: not one JSON value (cut
+// short, or nested past 10,000 levels as for encoding/json), more than
+// maxSecretValues, a name too long to read, or a string or name holding a
+// JSON object (a gateway quoting its upstream).
 func secretValues(body []byte) (values []string, ok bool) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, true
@@ -292,13 +279,11 @@ func secretValues(body []byte) (values []string, ok bool) {
 			switch {
 			case !secret || str == "" || str == redacted || slices.Contains(values, str):
 			case len(values) == maxSecretValues:
-				ok = false
-				r.Stop()
+				r.Stop() // Read fails: the body is withheld
 			default:
 				values = append(values, str)
 			}
 		}
 	}
-	// jsonx refuses what encoding/json does, nesting past 10,000 levels too.
 	return values, jsonx.Read(body, func(r *jsonx.Reader) { walk(r, false) }) && ok
 }

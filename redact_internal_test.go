@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -53,6 +54,13 @@ func keyForms(key string) map[string]string {
 		}
 		return b.String()
 	}
+	jsonEach := func() string { // UTF-16, as JSON escapes a character past U+FFFF
+		var b strings.Builder
+		for _, u := range utf16.Encode([]rune(key)) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+		return b.String()
+	}
 	eachByte := func(format string) string {
 		var b strings.Builder
 		for _, c := range []byte(key) {
@@ -66,8 +74,8 @@ func keyForms(key string) map[string]string {
 		"upper-cased":                 strings.ToUpper(key),
 		"JSON":                        jsonOnce(key),
 		"JSON with \\/":               strings.ReplaceAll(jsonOnce(key), "/", `\/`),
-		"JSON \\u each":               each(`\u%04x`),
-		"JSON upper-cased":            strings.ToUpper(each(`\u%04x`)),
+		"JSON \\u each":               jsonEach(),
+		"JSON upper-cased":            strings.ToUpper(jsonEach()),
 		"JSON escaped twice":          jsonOnce(jsonOnce(key)),
 		"JSON \\/ escaped twice":      jsonOnce(strings.ReplaceAll(jsonOnce(key), "/", `\/`)),
 		"percent":                     url.QueryEscape(key),

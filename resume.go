@@ -16,17 +16,15 @@ import (
 //
 //	base64url(JSON of tokenData) "." base64url(HMAC-SHA256(key, the part before the dot))
 //
-// where key is HMAC-SHA256 of tokenLabel and the base URL, keyed by the
-// API key: forging a token needs the key, and another key or base URL
-// refuses it.
+// where key is HMAC-SHA256 of tokenLabel and the base URL, keyed by the API
+// key: forging one needs the key, and another key or base URL refuses it.
 const (
 	tokenVersion = 3
 	tokenLabel   = "seoapi-go resume token\x00"
 	maxToken     = 1 << 20 // bytes; a longer token fails when its page is read
 )
 
-// tokenData is what a token holds: its list, and the URL of the next page
-// ("" at the end; the first page's may be a path and query).
+// tokenData is what a token holds: its list and its next page's URL.
 type tokenData struct {
 	V     int    `json:"v"`
 	Route string `json:"route"`
@@ -43,14 +41,13 @@ func (c *Client) tokenTag(payload string) []byte {
 	return tag.Sum(nil)
 }
 
-// token encodes next, the URL of the next page of the list at path of ep
-// ("" at its end), as a Next token. It fails for a URL that is not UTF-8
-// or holds the API key, and for a token over maxToken bytes.
+// token encodes next, the list's next page ("" at its end), as a token. It
+// fails for a URL not UTF-8 or holding the key, and over maxToken bytes.
 func (c *Client) token(ep *endpoint, path, next string) (string, error) {
 	if !utf8.ValidString(next) || c.holdsKey(next) {
 		return "", errors.New("the next page's URL cannot be saved in a Next token: it is not UTF-8, or holds the API key")
 	}
-	data, _ := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, Next: next}) // strings cannot fail
+	data, _ := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, Next: next}) // a struct of strings cannot fail
 	payload := base64.RawURLEncoding.EncodeToString(data)
 	t := payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
 	if len(t) > maxToken {
@@ -59,16 +56,14 @@ func (c *Client) token(ep *endpoint, path, next string) (string, error) {
 	return t, nil
 }
 
-// holdsKey reports whether s holds the API key in any form, or [REDACTED]
-// where the redactor cleaned it away.
+// holdsKey reports whether s holds the API key, in any form or redacted.
 func (c *Client) holdsKey(s string) bool {
 	return strings.Contains(s, redacted) || c.redact.holds(s, maxRounds)
 }
 
-// resume decodes the Next token s of the list at path of ep into the URL
-// of the page it names ("" for the end). A token malformed, altered, made
-// with another key or base URL, for another list, or whose URL fails
-// checkNextLink is an ErrInvalidArgument.
+// resume decodes the token s of the list at path of ep into the URL of its
+// page ("" for the end). A token malformed, altered, from another key, base
+// URL or list, or failing checkNextLink is an ErrInvalidArgument.
 func (c *Client) resume(ep *endpoint, path, s string) (string, error) {
 	payload, tag, _ := strings.Cut(s, ".")
 	sum, err := base64.RawURLEncoding.Strict().DecodeString(tag)
@@ -91,9 +86,8 @@ func (c *Client) resume(ep *endpoint, path, s string) (string, error) {
 	return t.Next, nil
 }
 
-// checkNextLink is the one check of a next link, from a server or a token,
-// before a request is built from it: an absolute URL the key may go to,
-// on the list's own path as the SDK escapes it.
+// checkNextLink is the one check of a next link, a server's or a token's:
+// an absolute URL the key may go to, on the list's own escaped path.
 func (c *Client) checkNextLink(next, path string) error {
 	u, err := url.Parse(next)
 	switch {
