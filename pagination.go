@@ -172,16 +172,20 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.repeats(sha256.Sum256([]byte("url " + req.URL.String()))) {
+	urlSum := sha256.Sum256([]byte("url " + req.URL.String()))
+	if p.seen[urlSum] {
 		return nil, unexpectedAnswer(req, nil, "the next page repeats a page already fetched; stopping instead of looping")
 	}
+	p.seen[urlSum] = true
 	items, resp, err := fetchList[T](p.c, p.ep, req)
 	if err != nil {
 		return nil, err
 	}
-	if p.repeats(itemsSum(items)) {
+	itemSum := itemsSum(items)
+	if p.seen[itemSum] {
 		return nil, unexpectedAnswer(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
 	}
+	p.seen[itemSum] = true
 	p.url = ""
 	if len(items) > 0 {
 		if p.url, err = p.nextURL(req.URL, resp); err != nil {
@@ -195,13 +199,6 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 		}
 	}
 	return page, nil
-}
-
-// repeats reports whether sum was seen already, and records it.
-func (p *pager[T]) repeats(sum [sha256.Size]byte) bool {
-	repeat := p.seen[sum]
-	p.seen[sum] = true
-	return repeat
 }
 
 // nextURL returns the URL of the page that resp, the page at u, names

@@ -20,10 +20,9 @@ import (
 // A redactor removes secrets (the API key, an API key answer's) from what a
 // server sent: in any letter case, in base64 after any bytes, as the text
 // stands or after up to maxRounds decodings (JSON and percent escapes, HTML
-// references, base64 of UTF-8 text) of a word, where every form of a secret
-// lies, as no secret holds white space and no encoding writes any.
-// Secrets, and the redactor, are held through pointers: fmt, printing an
-// unexported field, finds addresses.
+// references, base64 of UTF-8 text) of a word, as a secret holds no white
+// space and no encoding writes any. Secrets, and the redactor, are held
+// through pointers: fmt, printing an unexported field, finds addresses.
 type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
@@ -160,27 +159,28 @@ func (r *redactor) errorBody(b []byte) []byte {
 	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
 
-// answer cleans the status line, header and trailer of resp.
+// answer cleans the status line, header and trailer of resp: a header
+// holding a secret becomes a cleaned copy, a clean one is read once.
 func (r *redactor) answer(resp *http.Response) {
-	resp.Status = r.string(resp.Status)
-	resp.Header, resp.Trailer = r.header(resp.Header), r.header(resp.Trailer)
-}
-
-// header returns h, read once, or a cleaned copy if it holds a secret.
-func (r *redactor) header(h http.Header) http.Header {
-	for name, values := range h {
-		if r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) }) {
-			out := make(http.Header, len(h))
-			for name, values := range h {
+	if r.holds(resp.Status, maxRounds) {
+		resp.Status = r.string(resp.Status)
+	}
+	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
+		dirty := false
+		for name, values := range *h {
+			dirty = dirty || r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) })
+		}
+		if dirty {
+			out := make(http.Header, len(*h))
+			for name, values := range *h {
 				name = r.string(name)
 				for _, v := range values {
 					out[name] = append(out[name], r.string(v))
 				}
 			}
-			return out
+			*h = out
 		}
 	}
-	return h
 }
 
 // holds reports whether s holds a secret, as it stands or within rounds
@@ -205,7 +205,7 @@ func (r *redactor) holds(s string, rounds int) bool {
 // or decodes to text holding a secret within rounds.
 func (r *redactor) inBase64(s string, rounds int) bool {
 	for i, start := 0, 0; i <= len(s); i++ {
-		if i < len(s) && isBase64(s[i]) {
+		if i < len(s) && base64Chars[s[i]] {
 			continue
 		}
 		run := s[start:i]
@@ -244,10 +244,13 @@ func (r *redactor) decodings(s string) (out []string) {
 	return out
 }
 
-// isBase64 reports whether c is in either base64 alphabet.
-func isBase64(c byte) bool {
-	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-}
+// base64Chars holds the characters of either base64 alphabet.
+var base64Chars = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
+		t[c] = true
+	}
+	return t
+}()
 
 // maxSecretValues is how many secrets an answer may name and be shown.
 const maxSecretValues = 16
