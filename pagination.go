@@ -24,11 +24,11 @@ type ListOptions struct {
 	Cursor  string     `url:"cursor,omitempty"`
 	Extra   url.Values `url:"-"` // any other query parameters, sent as given; a key here replaces a typed one
 
-	// Resume is the Page.Next of an earlier page of the same list: List,
-	// All and Pages start at the page it names, with the options it
-	// recorded, ignoring the other fields (a last page's yields nothing).
-	// A token altered, for another list, or made with another API key
-	// (rotating it) or base URL fails with ErrInvalidArgument.
+	// Resume is the Page.Next of an earlier page of the same list: List, All
+	// and Pages start at the page it names, with its options, ignoring the
+	// other fields, and send nothing for a last page's. A token altered, for
+	// another list, or made with another API key (rotating it) or base URL
+	// fails with ErrInvalidArgument before anything is sent.
 	Resume string `url:"-"`
 }
 
@@ -74,9 +74,10 @@ func (r *Response) setNextURL(target string) {
 type Page[T any] struct {
 	Items    []*T      // the page's resources, in the order the server sent them
 	Response *Response // the server's response to the page's request
-	// Next is where the next page is, for ListOptions.Resume in any process.
-	// It is never "" (the last page's names the end, so a finished job run
-	// again does nothing), holds no key or secret, and cannot be forged.
+	// Next is where the next page is, for ListOptions.Resume in any process
+	// (a server may expire its cursor). It is never "": the last page's names
+	// the end, so a finished job run again does nothing. It is printable,
+	// holds no key or secret, and cannot be forged.
 	Next string
 }
 

@@ -137,10 +137,9 @@ func (r *redactor) string(s string) string {
 
 // unit returns u, or [REDACTED] if u holds a secret (a JSON string stays one).
 func (r *redactor) unit(u string) string {
-	switch {
-	case !r.holds(u, maxRounds):
+	if !r.holds(u, maxRounds) {
 		return u
-	case strings.HasPrefix(u, `"`) && len(u) > 1:
+	} else if strings.HasPrefix(u, `"`) && len(u) > 1 {
 		return `"` + redacted + `"`
 	}
 	return redacted
