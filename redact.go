@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"html"
 	"math"
 	"net/http"
@@ -18,32 +17,25 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// A redactor removes secrets (the API key, and the secrets of an API key
-// answer) from what a server sent. A text holds a secret when the text, or
-// what up to maxRounds decodings make of its words, holds the secret in
-// any letter case. A decoding is one of: JSON string escapes (\u0041, \/),
-// percent escapes, HTML character references (&lt;, &#60;), and base64
-// (either alphabet, padded or not) of a run that decodes to UTF-8 text. No
-// secret holds white space, and no encoding writes white space for a
-// character that is not: the form of a secret lies within one word.
-//
-// Each secret is a pointer to a string, in a redactor used through a
-// pointer: fmt, printing by reflection a struct that holds one in an
-// unexported field, finds addresses, whatever the verb.
+// A redactor removes secrets (the API key, an API key answer's) from what a
+// server sent: in any letter case, in base64 after any bytes, as the text
+// stands or after up to maxRounds decodings (JSON and percent escapes, HTML
+// references, base64 of UTF-8 text) of a word, as a secret holds no white
+// space and no encoding writes any. Secrets, and the redactor, are held
+// through pointers: fmt, printing an unexported field, finds addresses.
 type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
 	minRunes int            // the characters of the shortest secret; MaxInt for none
+	base64   []*string      // the secrets' base64 forms (base64Forms), none shorter than minRunes
 }
 
-// maxRounds bounds how many decodings, one inside another, a word is read
-// through.
+// maxRounds bounds the decodings, one inside another, a word is read through.
 const maxRounds = 4
 
 var (
-	// decoders are the decodings but base64: each replaces the runs of the
-	// escapes its pattern matches (a run, so that the bytes of one
-	// character decode together); each escape begins with its marker.
+	// decoders decode runs of escapes, so that the bytes of a character
+	// decode together; each escape begins with the marker.
 	decoders = [...]struct {
 		marker byte
 		runs   *regexp.Regexp
@@ -62,8 +54,7 @@ var (
 	}
 )
 
-// unescapeJSON decodes a run of JSON string escapes; \U is \u upper-cased,
-// as a server may upper-case a whole message.
+// unescapeJSON decodes a run of JSON escapes, \U as \u (for upper-cased text).
 func unescapeJSON(run string) string {
 	var s string
 	_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
@@ -79,7 +70,7 @@ func newRedactor(key string) *redactor {
 	return r
 }
 
-// add adds secret, neither empty nor one of r's.
+// add adds secret, which is not empty.
 func (r *redactor) add(secret string) {
 	r.secrets = append(r.secrets, &secret)
 	quoted := make([]string, len(r.secrets))
@@ -89,54 +80,69 @@ func (r *redactor) add(secret string) {
 	r.plain = regexp.MustCompile(`(?i)(?:` + strings.Join(quoted, `|`) + `)+`)
 	r.plain.Longest()
 	r.minRunes = min(r.minRunes, utf8.RuneCountInString(secret))
+	for _, form := range base64Forms(secret) {
+		r.base64 = append(r.base64, &form)
+	}
 }
 
-// withSecretsIn returns a redactor that also removes the secret values of
-// body, an API key answer (see secretValues), also those read before the
-// body turned out unreadable: the headers and request ID may echo them.
-// ok is false when the body must be withheld instead: it cannot be read
-// whole, or holds a secret shorter than a key (MinAPIKeyLength
-// characters) or with white space, which cannot be matched in other text.
+// base64Forms returns secret's base64 (as written, upper- and lower-cased,
+// in both alphabets) after 0, 1 and 2 bytes, without the characters that
+// also encode the bytes around it: found after any bytes ("user:", say).
+func base64Forms(secret string) (forms []string) {
+	toURL := strings.NewReplacer("+", "-", "/", "_")
+	for _, s := range [...]string{secret, strings.ToUpper(secret), strings.ToLower(secret)} {
+		for lead := range 3 { // each character encodes 6 bits
+			enc := base64.RawStdEncoding.EncodeToString(append(make([]byte, lead), s...))
+			form := enc[(8*lead+5)/6 : 8*(lead+len(s))/6]
+			forms = append(forms, form, toURL.Replace(form))
+		}
+	}
+	slices.Sort(forms)
+	return slices.Compact(forms)
+}
+
+// withSecretsIn returns a redactor that also removes the secrets of body,
+// an API key answer: all secretValues finds, as the headers may echo them.
+// ok is false when the body must be withheld: unreadable, or with a secret
+// too short to match (under MinAPIKeyLength characters) or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
-	out := &redactor{secrets: slices.Clone(r.secrets), plain: r.plain, minRunes: r.minRunes}
+	out := *r
+	out.secrets, out.base64 = slices.Clone(r.secrets), slices.Clone(r.base64)
 	for _, v := range values {
-		switch {
-		case utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace):
+		if utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace) {
 			ok = false
-		case !slices.ContainsFunc(out.secrets, func(s *string) bool { return *s == v }):
+		} else {
 			out.add(v)
 		}
 	}
-	return out, ok
+	return &out, ok
 }
 
-// string returns s without secrets: each run of plain occurrences
-// replaced by [REDACTED] in place, then each unit that still holds a
-// secret replaced whole, and the whole of s when it still holds one. It
-// returns s itself when s holds none.
+// string returns s without secrets: while s holds one, it replaces plain
+// occurrences in place, then each unit of units holding one, then all of s.
 func (r *redactor) string(s string) string {
-	if !r.holds(s, maxRounds) {
-		return s
-	}
-	s = r.plain.ReplaceAllLiteralString(s, redacted)
-	for _, unit := range units {
-		if !r.holds(s, maxRounds) {
-			return s
-		}
-		s = unit.ReplaceAllStringFunc(s, func(u string) string {
-			if !r.holds(u, maxRounds) {
-				return u
-			} else if strings.HasPrefix(u, `"`) && len(u) > 1 {
-				return `"` + redacted + `"` // a JSON string stays one
-			}
+	for step := 0; r.holds(s, maxRounds); step++ {
+		switch {
+		case step == 0:
+			s = r.plain.ReplaceAllLiteralString(s, redacted)
+		case step <= len(units):
+			s = units[step-1].ReplaceAllStringFunc(s, r.unit)
+		default:
 			return redacted
-		})
-	}
-	if r.holds(s, maxRounds) {
-		return redacted
+		}
 	}
 	return s
+}
+
+// unit returns u, or [REDACTED] if u holds a secret (a JSON string stays one).
+func (r *redactor) unit(u string) string {
+	if !r.holds(u, maxRounds) {
+		return u
+	} else if strings.HasPrefix(u, `"`) && len(u) > 1 {
+		return `"` + redacted + `"`
+	}
+	return redacted
 }
 
 // bytes is string for a body; b itself when it holds no secret.
@@ -147,15 +153,13 @@ func (r *redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// errorBody returns at most maxErrorBody bytes of b without secrets, read
-// a little past that length so that a secret the cut would halve is found.
+// errorBody cleans b, then cuts it to maxErrorBody bytes: a halved secret is found.
 func (r *redactor) errorBody(b []byte) []byte {
 	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
 }
 
-// answer cleans the status line, header and trailer of resp with string.
-// A header that holds a secret is replaced by a cleaned copy; one that
-// holds none, the common case, is read once and kept.
+// answer cleans the status line, header and trailer of resp: a header
+// holding a secret becomes a cleaned copy, a clean one is read once.
 func (r *redactor) answer(resp *http.Response) {
 	if r.holds(resp.Status, maxRounds) {
 		resp.Status = r.string(resp.Status)
@@ -163,29 +167,23 @@ func (r *redactor) answer(resp *http.Response) {
 	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
 		dirty := false
 		for name, values := range *h {
-			dirty = dirty || r.holds(name, maxRounds)
-			for _, v := range values {
-				dirty = dirty || r.holds(v, maxRounds)
+			dirty = dirty || r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) })
+		}
+		if dirty {
+			out := make(http.Header, len(*h))
+			for name, values := range *h {
+				name = r.string(name)
+				for _, v := range values {
+					out[name] = append(out[name], r.string(v))
+				}
 			}
+			*h = out
 		}
-		if !dirty {
-			continue
-		}
-		out := make(http.Header, len(*h))
-		for name, values := range *h {
-			name = r.string(name)
-			for _, v := range values {
-				out[name] = append(out[name], r.string(v))
-			}
-		}
-		*h = out
 	}
 }
 
-// holds reports whether s holds a secret, as it stands or in what up to
-// rounds decodings, one inside another, make of its words. A text with no
-// escape and no base64 run long enough to hide a secret, the common case,
-// is read once and costs no allocation.
+// holds reports whether s holds a secret, as it stands or within rounds
+// decodings. Text without escapes or long base64 runs allocates nothing.
 func (r *redactor) holds(s string, rounds int) bool {
 	if utf8.RuneCountInString(s) < r.minRunes {
 		return false // no decoding yields more characters than it reads
@@ -198,29 +196,43 @@ func (r *redactor) holds(s string, rounds int) bool {
 			}
 		}
 	}
-	hides := false
-	for _, d := range decoders {
-		hides = hides || rounds > 0 && strings.IndexByte(s, d.marker) >= 0 && d.runs.MatchString(s)
-	}
-	for i, run := 0, 0; i < len(s) && rounds > 0 && !hides; i++ {
-		run = (run + 1) * int(base64Chars[s[i]])
-		hides = 3*run >= 4*r.minRunes // base64 writes 4 characters for 3 bytes
-	}
-	return hides && slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
+	return r.inBase64(s, rounds) || rounds > 0 && strings.ContainsAny(s, `\%&`) &&
+		slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
 }
 
-// decodings returns what each decoding makes of each word of s it
-// changes.
-func (r *redactor) decodings(s string) (out []string) {
-	for word := range strings.FieldsSeq(s) {
-		if utf8.RuneCountInString(word) < r.minRunes {
+// inBase64 reports whether a base64 run in s holds a secret's base64 form,
+// or decodes to text holding a secret within rounds.
+func (r *redactor) inBase64(s string, rounds int) bool {
+	for i, start := 0, 0; i <= len(s); i++ {
+		if i < len(s) && base64Chars[s[i]] {
 			continue
 		}
-		if text := r.base64Texts(word); text != "" {
-			out = append(out, text)
+		run := s[start:i]
+		start = i + 1
+		if len(run) >= r.minRunes && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) ||
+			rounds > 0 && 3*len(run) >= 4*r.minRunes && r.base64Holds(run, rounds-1) { // 4 characters for 3 bytes
+			return true
 		}
+	}
+	return false
+}
+
+// base64Holds reports whether run, as base64 of text, holds a secret.
+func (r *redactor) base64Holds(run string, rounds int) bool {
+	var buf, src [512]byte // a run that decodes to nothing costs no allocation
+	for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if out, err := enc.AppendDecode(buf[:0], append(src[:0], run...)); err == nil {
+			return utf8.Valid(out) && r.holds(string(out), rounds)
+		}
+	}
+	return false
+}
+
+// decodings returns the words of s an escape decoding changes, decoded.
+func (r *redactor) decodings(s string) (out []string) {
+	for word := range strings.FieldsSeq(s) {
 		for _, d := range decoders {
-			if strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
+			if utf8.RuneCountInString(word) < r.minRunes || strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
 				continue
 			}
 			if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word {
@@ -231,110 +243,49 @@ func (r *redactor) decodings(s string) (out []string) {
 	return out
 }
 
-// base64Texts returns, each followed by a space, the UTF-8 texts that the
-// runs of base64 characters of word ('=' ends one) long enough to encode
-// a secret decode to, in the standard or the URL alphabet.
-func (r *redactor) base64Texts(word string) string {
-	var buf, src [512]byte // a run that decodes to nothing costs no allocation
-	texts := buf[:0]
-	for run := range strings.FieldsFuncSeq(word, func(c rune) bool { return c >= utf8.RuneSelf || base64Chars[c] == 0 }) {
-		if 3*len(run) < 4*r.minRunes {
-			continue
-		}
-		for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-			if out, err := enc.AppendDecode(texts, append(src[:0], run...)); err == nil && utf8.Valid(out[len(texts):]) {
-				texts = append(out, ' ')
-				break
-			}
-		}
-	}
-	return string(texts)
-}
-
-// base64Chars is 1 for the characters of either base64 alphabet.
-var base64Chars = func() (t [256]uint8) {
+// base64Chars holds the characters of either base64 alphabet.
+var base64Chars = func() (t [256]bool) {
 	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
-		t[c] = 1
+		t[c] = true
 	}
 	return t
 }()
 
-// maxSecretValues is how many distinct secrets an answer may name and
-// still be shown redacted rather than withheld.
+// maxSecretValues is how many secrets an answer may name and be shown.
 const maxSecretValues = 16
 
-// secretValues returns the distinct string values, in order, of the
-// members of body whose normalised name (lower-case, without '_' and '-')
-// isSecretMember, at any depth; "" and [REDACTED] are left out. ok is
-// false when the body must be withheld rather than redacted: it is not
-// JSON (it was cut short, say), is nested deeper than maxDepth, a string
-// holds a JSON object (a gateway quoting its upstream's answer), or it
-// names more than maxSecretValues. values then holds those read before
-// the body was found unreadable, and after a JSON object in a string.
+// secretValues returns the distinct string values but "" and [REDACTED],
+// in order, of the members of body whose normalised name isSecretMember.
+// ok is false when the body must be withheld: not one JSON value (cut
+// short, or nested past 10,000 levels as for encoding/json), more than
+// maxSecretValues, a name too long to read, or a string or name holding a
+// JSON object (a gateway quoting its upstream).
 func secretValues(body []byte) (values []string, ok bool) {
-	s := &secretScan{dec: json.NewDecoder(bytes.NewReader(body))}
-	s.dec.UseNumber()
-	// Any error, io.EOF too, comes from inside a value: the body was cut.
-	for s.dec.More() {
-		if err := s.value("", 0); err != nil {
-			return s.values, false
-		}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, true
 	}
-	return s.values, !s.withhold
-}
-
-// maxDepth is how deeply nested a body secretValues reads may be, as
-// encoding/json reads it: a deeper body is withheld.
-const maxDepth = 10000
-
-// errWithhold is secretScan's answer for a body to withhold.
-var errWithhold = errors.New("the body must be withheld")
-
-// secretScan is the state of secretValues.
-type secretScan struct {
-	dec    *json.Decoder
-	values []string
-	// withhold is set by a string holding a JSON object: the body is
-	// withheld, but read on, as the secrets after it must be known.
-	withhold bool
-}
-
-// value adds to s.values the secret values of the JSON value s.dec reads
-// next, the value of the member name ("" in an array), within depth
-// containers.
-func (s *secretScan) value(name string, depth int) error {
-	tok, err := s.dec.Token()
-	if err != nil {
-		return err
-	}
-	if open, ok := tok.(json.Delim); ok {
-		if depth == maxDepth {
-			return errWithhold
-		}
-		for s.dec.More() {
-			member := ""
-			if open == '{' {
-				if tok, err = s.dec.Token(); err != nil {
-					return err
-				}
-				member, _ = tok.(string)
-			}
-			if err := s.value(member, depth+1); err != nil {
-				return err
+	ok = true
+	var walk func(r *jsonx.Reader, secret bool)
+	walk = func(r *jsonx.Reader, secret bool) {
+		switch r.Peek() {
+		case '{':
+			r.Object(func(name []byte) {
+				ok = ok && name != nil && !embeddedObject.Match(name)
+				walk(r, isSecretMember(string(name)))
+			})
+		case '[':
+			r.Array(func() { walk(r, false) })
+		default:
+			str, _ := r.Value().String()
+			ok = ok && !embeddedObject.MatchString(str)
+			switch {
+			case !secret || str == "" || str == redacted || slices.Contains(values, str):
+			case len(values) == maxSecretValues:
+				r.Stop() // Read fails: the body is withheld
+			default:
+				values = append(values, str)
 			}
 		}
-		_, err = s.dec.Token() // the closing delimiter
-		return err
 	}
-	str, _ := tok.(string)
-	var buf [64]byte
-	s.withhold = s.withhold || embeddedObject.MatchString(name) || embeddedObject.MatchString(str)
-	switch {
-	case str == "" || str == redacted || slices.Contains(s.values, str) || !isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(name)))):
-		return nil
-	case len(s.values) == maxSecretValues:
-		return errWithhold
-	}
-	s.values = append(s.values, str)
-	return nil
+	return values, jsonx.Read(body, func(r *jsonx.Reader) { walk(r, false) }) && ok
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -53,6 +54,13 @@ func keyForms(key string) map[string]string {
 		}
 		return b.String()
 	}
+	jsonEach := func() string { // UTF-16, as JSON escapes a character past U+FFFF
+		var b strings.Builder
+		for _, u := range utf16.Encode([]rune(key)) {
+			fmt.Fprintf(&b, `\u%04x`, u)
+		}
+		return b.String()
+	}
 	eachByte := func(format string) string {
 		var b strings.Builder
 		for _, c := range []byte(key) {
@@ -66,8 +74,8 @@ func keyForms(key string) map[string]string {
 		"upper-cased":                 strings.ToUpper(key),
 		"JSON":                        jsonOnce(key),
 		"JSON with \\/":               strings.ReplaceAll(jsonOnce(key), "/", `\/`),
-		"JSON \\u each":               each(`\u%04x`),
-		"JSON upper-cased":            strings.ToUpper(each(`\u%04x`)),
+		"JSON \\u each":               jsonEach(),
+		"JSON upper-cased":            strings.ToUpper(jsonEach()),
 		"JSON escaped twice":          jsonOnce(jsonOnce(key)),
 		"JSON \\/ escaped twice":      jsonOnce(strings.ReplaceAll(jsonOnce(key), "/", `\/`)),
 		"percent":                     url.QueryEscape(key),
@@ -85,6 +93,8 @@ func keyForms(key string) map[string]string {
 		"base64 of user:key":          basic,
 		"base64 of user:key in JSON":  strings.ReplaceAll(basic, "/", `\/`),
 		"base64 of user:key, percent": url.QueryEscape(basic),
+		"base64 after a binary byte":  base64.RawURLEncoding.EncodeToString(append([]byte{0xff}, key...)),
+		"form-encoded Basic":          url.Values{"Authorization": {"Basic " + basic}}.Encode(),
 	}
 }
 
@@ -280,6 +290,56 @@ func TestRedactorRounds(t *testing.T) {
 	assert.True(t, r.holds(mixed, maxRounds), "base64 of JSON of percent of HTML")
 }
 
+// TestRedactorBase64AtAnyAlignment: the key's base64 is found wherever the
+// key's bytes start, also when other base64 characters are glued in front
+// of it (so the run does not start where the key's first byte does), in
+// either alphabet, padded or not; a key with one bit changed inside is not
+// taken for the key.
+func TestRedactorBase64AtAnyAlignment(t *testing.T) {
+	t.Parallel()
+	encodings := map[string]*base64.Encoding{
+		"std": base64.StdEncoding, "std unpadded": base64.RawStdEncoding,
+		"URL": base64.URLEncoding, "URL unpadded": base64.RawURLEncoding,
+	}
+	forms := map[string]func(enc *base64.Encoding, key string) string{
+		"form-encoded Basic": func(enc *base64.Encoding, key string) string {
+			return url.Values{"Authorization": {"Basic " + enc.EncodeToString([]byte("user:"+key))}}.Encode()
+		},
+		"token_ prefix": func(enc *base64.Encoding, key string) string {
+			return "token_" + enc.EncodeToString([]byte(key))
+		},
+		"one binary byte first": func(enc *base64.Encoding, key string) string { return enc.EncodeToString(append([]byte{0xff}, key...)) },
+		"two binary bytes first": func(enc *base64.Encoding, key string) string {
+			return enc.EncodeToString(append([]byte{0xfe, 0x00}, key...))
+		},
+		"four binary bytes first": func(enc *base64.Encoding, key string) string {
+			return enc.EncodeToString(append([]byte{1, 0x80, 0xc0, 0xff}, key...))
+		},
+		"binary bytes on each side": func(enc *base64.Encoding, key string) string {
+			return enc.EncodeToString(append(append([]byte{0xc3}, key...), 0xff, 0x00))
+		},
+	}
+	for i, key := range []string{benchKey, "sk_12345", `sk_ünï_cødé`, "sk_live_" + strings.Repeat("Zq9", 20)} {
+		r := newRedactor(key)
+		miss := []byte(key)
+		miss[4] ^= 1 // a bit every form encodes
+		for name, form := range forms {
+			for encName, enc := range encodings {
+				t.Run(fmt.Sprintf("key %d/%s/%s", i, name, encName), func(t *testing.T) {
+					t.Parallel()
+					text := "echo: " + form(enc, key) + " done"
+					got := r.string(text)
+					assert.True(t, r.holds(text, maxRounds), "%q: %q not found", key, text)
+					assert.False(t, r.holds(got, maxRounds), "%q: %q gave %q", key, text, got)
+					assert.Equal(t, "echo: ", got[:6], "the text around the unit is kept")
+					near := "echo: " + form(enc, string(miss)) + " done"
+					assert.Equal(t, near, r.string(near), "%q: a near miss is kept", key)
+				})
+			}
+		}
+	}
+}
+
 // TestSecretValues holds which values secretValues finds in an API key
 // answer: those of the members named as APIKey's secret, at any depth, in
 // order, a duplicate name's values included, and which bodies it gives up
@@ -311,9 +371,9 @@ func TestSecretValues(t *testing.T) {
 		{"JSON in a string", `{"error":"upstream said {\"key\":\"sk_emb_1\"}"}`, nil, false},
 		{"JSON in a string, a secret after it", `{"id":"k1","metadata":"{\"scopes\":[\"read\"]}","key":"sk_new_9a8b7c6d5e4f3a2b1c0d"}`,
 			[]string{"sk_new_9a8b7c6d5e4f3a2b1c0d"}, false},
-		{"a secret as deep as encoding/json reads", strings.Repeat("[", maxDepth-1) + `{"key":"sk_deep_1"}` + strings.Repeat("]", maxDepth-1),
+		{"a secret as deep as encoding/json reads", strings.Repeat("[", 9999) + `{"key":"sk_deep_1"}` + strings.Repeat("]", 9999),
 			[]string{"sk_deep_1"}, true},
-		{"nested deeper than encoding/json reads", strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1), nil, false},
+		{"nested deeper than encoding/json reads", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), nil, false},
 		{"JSON in a member name", `{"{\"key\":\"sk_emb_1\"}":1}`, nil, false},
 		{"braces that start no object", `{"error":"field {name} is required, {} given"}`, nil, true},
 		{"cut short", `{"error":"boom","key":"sk_new_12`, nil, false},

@@ -12,23 +12,19 @@ import (
 	"unicode/utf8"
 )
 
-// A Next token (Page.Next, ListOptions.Resume) is plain data with an
-// authentication tag:
+// A Next token (Page.Next, ListOptions.Resume) is
 //
 //	base64url(JSON of tokenData) "." base64url(HMAC-SHA256(key, the part before the dot))
 //
-// where key is HMAC-SHA256, keyed by the API key, of tokenLabel and the
-// base URL: only a client with the same key and base URL makes or accepts
-// a token, and forging one needs the key itself.
+// where key is HMAC-SHA256 of tokenLabel and the base URL, keyed by the API
+// key: forging one needs the key, and another key or base URL refuses it.
 const (
 	tokenVersion = 3
 	tokenLabel   = "seoapi-go resume token\x00"
-	maxToken     = 1 << 20 // bytes; a URL whose token is longer fails when its page is read
+	maxToken     = 1 << 20 // bytes; a longer token fails when its page is read
 )
 
-// tokenData is what a Next token holds: the list it belongs to, and the
-// URL of its next page ("" at the end of the list; the first page's may be
-// the list's path and query, later ones are absolute).
+// tokenData is what a token holds: its list and its next page's URL.
 type tokenData struct {
 	V     int    `json:"v"`
 	Route string `json:"route"`
@@ -45,17 +41,13 @@ func (c *Client) tokenTag(payload string) []byte {
 	return tag.Sum(nil)
 }
 
-// token encodes next, the URL of the next page of the list at path of ep
-// ("" at its end), as a Next token. It fails for a URL a token cannot hold as it is (not UTF-8, or
-// holding the API key) and for a token over maxToken bytes.
+// token encodes next, the list's next page ("" at its end), as a token. It
+// fails for a URL not UTF-8 or holding the key, and over maxToken bytes.
 func (c *Client) token(ep *endpoint, path, next string) (string, error) {
 	if !utf8.ValidString(next) || c.holdsKey(next) {
 		return "", errors.New("the next page's URL cannot be saved in a Next token: it is not UTF-8, or holds the API key")
 	}
-	data, err := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, Next: next})
-	if err != nil {
-		return "", err
-	}
+	data, _ := json.Marshal(tokenData{V: tokenVersion, Route: ep.route, Path: path, Next: next}) // a struct of strings cannot fail
 	payload := base64.RawURLEncoding.EncodeToString(data)
 	t := payload + "." + base64.RawURLEncoding.EncodeToString(c.tokenTag(payload))
 	if len(t) > maxToken {
@@ -64,17 +56,14 @@ func (c *Client) token(ep *endpoint, path, next string) (string, error) {
 	return t, nil
 }
 
-// holdsKey reports whether s holds the API key in any form, or a header
-// the redactor cleaned of it.
+// holdsKey reports whether s holds the API key, in any form or redacted.
 func (c *Client) holdsKey(s string) bool {
 	return strings.Contains(s, redacted) || c.redact.holds(s, maxRounds)
 }
 
-// resume decodes the Next token s for the list at path of ep into the URL
-// of the page it names ("" for the end of the list). A token
-// that is malformed, altered, made with another key or base URL, for
-// another list, or whose URL fails checkNextLink fails with
-// ErrInvalidArgument.
+// resume decodes the token s of the list at path of ep into the URL of its
+// page ("" for the end). A token malformed, altered, from another key, base
+// URL or list, or failing checkNextLink is an ErrInvalidArgument.
 func (c *Client) resume(ep *endpoint, path, s string) (string, error) {
 	payload, tag, _ := strings.Cut(s, ".")
 	sum, err := base64.RawURLEncoding.Strict().DecodeString(tag)
@@ -83,13 +72,12 @@ func (c *Client) resume(ep *endpoint, path, s string) (string, error) {
 	}
 	var t tokenData
 	data, err := base64.RawURLEncoding.Strict().DecodeString(payload)
-	if err != nil || json.Unmarshal(data, &t) != nil || t.V != tokenVersion {
+	switch {
+	case err != nil || json.Unmarshal(data, &t) != nil || t.V != tokenVersion:
 		return "", invalidArgument("ListOptions.Resume: not a Next token this SDK reads")
-	}
-	if t.Route != ep.route || t.Path != path {
+	case t.Route != ep.route || t.Path != path:
 		return "", invalidArgument("ListOptions.Resume: the token is from another list (%q), not %s", t.Path, path)
-	}
-	if t.Next == "" {
+	case t.Next == "":
 		return "", nil
 	}
 	if err := c.checkNextLink(t.Next, path); err != nil {
@@ -98,19 +86,16 @@ func (c *Client) resume(ep *endpoint, path, s string) (string, error) {
 	return t.Next, nil
 }
 
-// checkNextLink is the one check a next link passes before a request is
-// built from it, whether a server sent it or a token holds it: an
-// absolute URL that the key may go to, whose path is the list's own, as
-// the SDK escapes it.
+// checkNextLink is the one check of a next link, a server's or a token's:
+// an absolute URL the key may go to, on the list's own escaped path.
 func (c *Client) checkNextLink(next, path string) error {
 	u, err := url.Parse(next)
-	if err != nil {
+	switch {
+	case err != nil:
 		return errors.New("the next link is not a URL")
-	}
-	if !u.IsAbs() || !c.keyMayGo(u) {
+	case !u.IsAbs() || !c.keyMayGo(u):
 		return fmt.Errorf("the next link %q is not under the client's base URL", u.Redacted())
-	}
-	if u.EscapedPath() != c.baseURL.EscapedPath()+path {
+	case u.EscapedPath() != c.baseURL.EscapedPath()+path:
 		return fmt.Errorf("the next link %q leaves the list's path %q", u.Redacted(), path)
 	}
 	return nil
