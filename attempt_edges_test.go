@@ -132,11 +132,10 @@ func TestRetryLoopEdges(t *testing.T) {
 			return resp, err
 		}, result{kinds: []error{seoapi.ErrConnection}, attempts: 2, nilResp: true}},
 		{"hop timeout, POST", func(t *testing.T) (*seoapi.Response, error) {
-			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-				time.Sleep(100 * time.Millisecond)
-				respond(201, `{"id":"p"}`)(w, r)
-			})
-			c := newClient(t, rec.srv.URL, seoapi.WithHTTPClient(&http.Client{Timeout: 20 * time.Millisecond}))
+			// The server holds the request until the client gives up; the
+			// timeout leaves a loaded machine time to send it first.
+			rec := newRecorder(t, func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+			c := newClient(t, rec.srv.URL, seoapi.WithHTTPClient(&http.Client{Timeout: 500 * time.Millisecond}))
 			_, resp, err := c.Projects.Create(context.Background(), "ws", &seoapi.ProjectCreateRequest{Name: "x"})
 			return resp, err
 		}, result{kinds: []error{seoapi.ErrConnection}, outcomeUnknown: true, attempts: 1, nilResp: true}},
