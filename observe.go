@@ -159,16 +159,21 @@ func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.
 	}
 	out := req.Clone(req.Context())
 	for k, v := range o.attempt.Header {
-		if !reservedHeaders[http.CanonicalHeaderKey(k)] {
+		if !reserved(k) {
 			out.Header[k] = v
 		}
 	}
 	return out, ticket, err
 }
 
-// reservedHeaders are the headers an observer cannot set.
-var reservedHeaders = map[string]bool{"Authorization": true, "Content-Type": true, "Accept": true,
-	"User-Agent": true, "Host": true, "Content-Length": true, "Cookie": true}
+// reserved reports a header an observer cannot set.
+func reserved(name string) bool {
+	switch http.CanonicalHeaderKey(name) {
+	case "Authorization", "Content-Type", "Accept", "User-Agent", "Host", "Content-Length", "Cookie":
+		return true
+	}
+	return false
+}
 
 // endAttempt tells the observers how the open attempt ended.
 func (o *observation) endAttempt(r *result) {
