@@ -204,7 +204,7 @@ func (r *redactor) holds(s string, rounds int) bool {
 // or decodes to text holding a secret within rounds.
 func (r *redactor) inBase64(s string, rounds int) bool {
 	for i, start := 0, 0; i <= len(s); i++ {
-		if i < len(s) && base64Chars[s[i]] {
+		if i < len(s) && isBase64(s[i]) {
 			continue
 		}
 		run := s[start:i]
@@ -243,13 +243,10 @@ func (r *redactor) decodings(s string) (out []string) {
 	return out
 }
 
-// base64Chars holds the characters of either base64 alphabet.
-var base64Chars = func() (t [256]bool) {
-	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_" {
-		t[c] = true
-	}
-	return t
-}()
+// isBase64 reports a character of either base64 alphabet.
+func isBase64(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+}
 
 // maxSecretValues is how many secrets an answer may name and be shown.
 const maxSecretValues = 16
