@@ -122,19 +122,15 @@ func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(dat
 
 func (k *APIKey) identity() string { return k.ID }
 
-func (k *APIKey) fields(d *decoder) {
-	d.set((*jsonID)(&k.ID), "id")
-	d.set(&k.Name, "name")
-	var secret string // not the placeholder a redacted copy carries
+func (k *APIKey) fields(mem member) {
+	mem.set((*jsonID)(&k.ID), "id")
+	mem.set(&k.Name, "name")
 	for _, name := range secretMembers {
-		d.set(&secret, name)
+		mem.set(&k.Key, name)
 	}
-	if secret != "" && secret != redacted {
-		k.Key = Secret(secret)
-	}
-	d.set(&k.CreatedAt, "createdat")
-	d.set(&k.LastUsedAt, "lastusedat")
-	d.set(&k.ExpiresAt, "expiresat")
+	mem.set(&k.CreatedAt, "createdat")
+	mem.set(&k.LastUsedAt, "lastusedat")
+	mem.set(&k.ExpiresAt, "expiresat")
 }
 
 // secretMembers are the normalised names of the members an API key

@@ -24,12 +24,12 @@ func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource
 
 func (c *Competitor) identity() string { return c.ID }
 
-func (c *Competitor) fields(d *decoder) {
-	d.set((*jsonID)(&c.ID), "id")
-	d.set((*jsonID)(&c.ProjectID), "projectid")
-	d.set(&c.Name, "name")
-	d.set(&c.Domain, "domain")
-	d.set(&c.CreatedAt, "createdat")
+func (c *Competitor) fields(mem member) {
+	mem.set((*jsonID)(&c.ID), "id")
+	mem.set((*jsonID)(&c.ProjectID), "projectid")
+	mem.set(&c.Name, "name")
+	mem.set(&c.Domain, "domain")
+	mem.set(&c.CreatedAt, "createdat")
 }
 
 // CompetitorsService handles the competitors of a project.

@@ -27,15 +27,15 @@ func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResourc
 
 func (p *ContentPlan) identity() string { return p.ID }
 
-func (p *ContentPlan) fields(d *decoder) {
-	d.set((*jsonID)(&p.ID), "id")
-	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
-	d.set((*jsonID)(&p.ProjectID), "projectid")
-	d.set(&p.Name, "name")
-	d.set(&p.Name, "title")
-	d.set(&p.Status, "status")
-	d.set(&p.CreatedAt, "createdat")
-	d.set(&p.UpdatedAt, "updatedat")
+func (p *ContentPlan) fields(mem member) {
+	mem.set((*jsonID)(&p.ID), "id")
+	mem.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	mem.set((*jsonID)(&p.ProjectID), "projectid")
+	mem.set(&p.Name, "name")
+	mem.set(&p.Name, "title")
+	mem.set(&p.Status, "status")
+	mem.set(&p.CreatedAt, "createdat")
+	mem.set(&p.UpdatedAt, "updatedat")
 }
 
 // ContentPlansService handles the content plans of a workspace.

@@ -24,20 +24,23 @@ import (
 type resource interface {
 	json.Unmarshaler
 	Raw() json.RawMessage
-	// fields reads the member d is at into the field it names, if any:
-	// one line per field.
-	fields(d *decoder)
-	// setRaw records where the resource's JSON object lies.
+	// fields reads mem into the field it names, if any: one line a field.
+	fields(mem member)
 	setRaw(span rawJSON)
 	// identity is the resource's ID, which tells pages apart.
 	identity() string
 }
 
+// resourcePtr constrains a type parameter to a pointer to a resource type.
+type resourcePtr[T any] interface {
+	*T
+	resource
+}
+
 // rawJSON is where a resource's JSON object lies in the body it was decoded
-// from. The items of one list share that body, so keeping Raw costs no copy
-// per item. It holds a pointer rather than the bytes so that fmt, which
-// prints a pointer nested in a struct as an address, never prints the JSON
-// (a created key's secret, or any field a server adds, may be in it).
+// from, which the items of a list share. It holds a pointer rather than
+// the bytes, so that fmt prints an address and never the JSON (a created
+// key's secret may be in it).
 type rawJSON struct {
 	body       *[]byte
 	start, end int
@@ -69,10 +72,9 @@ var (
 	errNilResource    = errors.New("cannot decode into a nil resource pointer")
 )
 
-// bytesPerItem is how many bytes of the response cap allow one item by
-// default: no resource takes more than 160 bytes with its pointer, so the
-// items of a list allowed by a cap take at most 1.25 times the cap
-// (docs/decoding.md).
+// bytesPerItem is the share of the response cap that allows one item by
+// default: no resource takes more than 160 bytes with its pointer, so a
+// list's items take at most 1.25 times the cap (docs/decoding.md).
 const bytesPerItem = 128
 
 // defaultMaxItems is the item limit of a client whose WithMaxItems is n
@@ -108,56 +110,41 @@ const jsonSpace = " \t\n\r"
 // Decoded resources keep subslices of body for Raw, so body must belong to
 // the call: the caller must not reuse or change it afterwards.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
-	trimmed := bytes.Trim(body, jsonSpace)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
+	if trimmed := bytes.Trim(body, jsonSpace); len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
 	}
-	d := &decoder{ctx: ctx, body: &body, budget: len(body)}
+	d := newDecoder(ctx, body)
 	res, ok := v.(resource)
-	if !ok {
+	switch {
+	case !ok:
 		return d.decodeOther(v, resp, max(maxItems, 1))
-	}
-	if reflect.ValueOf(res).IsNil() {
+	case reflect.ValueOf(res).IsNil():
 		return errNilResource
 	}
-	reflect.ValueOf(res).Elem().SetZero()
-	singular := strings.ToLower(reflect.TypeOf(res).Elem().Name())
-	valid := jsonx.Read(body, func(r *jsonx.Reader) {
-		d.r = r
-		if trimmed[0] != '{' {
-			r.Value()
-			d.failed = errNoObject
-			return
-		}
-		d.decodeObject(res, singular)
-	})
-	err := d.failed
-	if !valid {
-		err = errMalformed
-	}
-	if err = cmp.Or(d.stopped, err); err != nil {
-		reflect.ValueOf(res).Elem().SetZero()
-	}
-	return err
+	return d.decodeResource(res, true)
 }
 
 // decoder reads resources from one body in one pass.
 type decoder struct {
-	r       *jsonx.Reader
+	r       jsonx.Reader
 	body    *[]byte // what the resources' Raw points into
 	ctx     context.Context
 	stopped error // ctx's error, once it ended during decoding
+	failed  error // why the decoding stopped short, such as errStringsTooLong
 	reads   int   // elements and members read, for the context checks
 	budget  int   // how many more bytes of strings may be decoded
-	failed  error // why the decoding stopped short, such as errStringsTooLong
+	list    bool  // decoding a list, whose short strings share buffers
 	strings strings.Builder
-	key     []byte      // the member fields reads
-	val     jsonx.Value // and its value
 }
 
-// result returns the error of a read over the whole body that reported
-// whether the body is valid: the context's, else errMalformed for invalid
-// JSON, else d.failed.
+func newDecoder(ctx context.Context, body []byte) *decoder {
+	d := &decoder{ctx: ctx, body: &body, budget: len(body)}
+	d.r.Reset(body)
+	return d
+}
+
+// result returns the error of a read that reported whether the body is
+// valid: the context's, else errMalformed, else d.failed.
 func (d *decoder) result(valid bool) error {
 	switch {
 	case d.stopped != nil:
@@ -168,10 +155,13 @@ func (d *decoder) result(valid bool) error {
 	return d.failed
 }
 
-// checkContext stops the reader once the call's context ended. The
-// decoder calls it every ctxCheckEvery elements or members it reads.
-func (d *decoder) checkContext() {
-	if err := d.ctx.Err(); err != nil && d.stopped == nil {
+// count counts an element or member read and, every ctxCheckEvery of
+// them, stops the reader once the call's context has ended.
+func (d *decoder) count() {
+	if d.reads++; d.reads%ctxCheckEvery != 0 || d.stopped != nil {
+		return
+	}
+	if err := d.ctx.Err(); err != nil {
 		d.stopped = stopped(err)
 		d.r.Stop()
 	}
@@ -180,27 +170,41 @@ func (d *decoder) checkContext() {
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
+// decodeResource decodes the body, one object, into res, and leaves res
+// zero when it fails. unwrap is as for decodeObject.
+func (d *decoder) decodeResource(res resource, unwrap bool) error {
+	reflect.ValueOf(res).Elem().SetZero()
+	if d.r.Peek() == '{' {
+		d.decodeObject(res, unwrap)
+	} else {
+		d.r.Value()
+		d.failed = errNoObject
+	}
+	err := d.result(d.r.Done())
+	if err != nil {
+		reflect.ValueOf(res).Elem().SetZero()
+	}
+	return err
+}
+
 // decodeObject decodes the object at the reader into res and records its
-// span as res's raw JSON. Given the resource's singular name (for a body
-// holding one resource), an object without an id whose data or
-// singular-name member holds an object is an envelope: that member is the
-// resource.
-func (d *decoder) decodeObject(res resource, singular string) {
+// span as res's Raw. With unwrap (a body holding one resource), an object
+// without an id whose data or singular-name member holds an object is an
+// envelope: that member is the resource.
+func (d *decoder) decodeObject(res resource, unwrap bool) {
 	var inner resource
 	hasID := false
 	start, end := d.r.Object(func(key []byte) {
 		hasID = hasID || string(key) == "id"
-		if singular != "" && inner == nil && (string(key) == "data" || string(key) == singular) && d.r.Peek() == '{' {
+		wrapped := unwrap && inner == nil && d.r.Peek() == '{'
+		if wrapped && (string(key) == "data" || strings.EqualFold(string(key), reflect.TypeOf(res).Elem().Name())) {
 			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
-			d.decodeObject(inner, "")
+			d.decodeObject(inner, false)
 			return
 		}
-		d.key, d.val = key, d.r.Value()
-		if d.reads++; d.reads%ctxCheckEvery == 0 {
-			d.checkContext()
-		}
-		if d.val != nil && d.failed == nil && d.stopped == nil {
-			res.fields(d)
+		d.count()
+		if val := d.r.Value(); val != nil && d.failed == nil && d.stopped == nil {
+			res.fields(member{key: key, val: val, d: d})
 		}
 	})
 	res.setRaw(rawJSON{body: d.body, start: start, end: end})
@@ -209,42 +213,54 @@ func (d *decoder) decodeObject(res resource, singular string) {
 	}
 }
 
+// member is a member of an object, as a resource's fields reads it: its
+// key normalised, its value, and the decoder that reads it.
+type member struct {
+	key []byte
+	val jsonx.Value
+	d   *decoder
+}
+
 // jsonID marks a string field that holds an ID: a JSON string, or the
 // exact text of a JSON number, so that 12345678901234567 never passes
 // through a float.
 type jsonID string
 
-// set sets *dst from the member d is at when the member's key is name and
-// its value has a JSON type dst can take, and does nothing otherwise, so
-// that a guess about the schema never fails a call. A *string takes a
-// string; a *jsonID a string or a number; a *time.Time or **time.Time an
-// RFC 3339 string or Unix seconds or milliseconds (null leaves a
-// **time.Time nil).
-func (d *decoder) set(dst any, name string) {
-	if string(d.key) == name { // small enough to be inlined into fields
-		d.assign(dst)
+// set sets *dst from m when m's key is name and its value has a JSON type
+// dst can take, and does nothing otherwise, so that a guess about the
+// schema never fails a call. A *string takes a string; a *jsonID a string
+// or a number; a *Secret a string other than the redacted placeholder; a
+// *time.Time or **time.Time an RFC 3339 string or Unix seconds or
+// milliseconds (null leaves a **time.Time nil).
+func (m member) set(dst any, name string) {
+	if string(m.key) == name { // small enough to be inlined into fields
+		m.assign(dst)
 	}
 }
 
-// assign sets *dst from the member d is at, as set does.
-func (d *decoder) assign(dst any) {
+// assign sets *dst from m, as set does.
+func (m member) assign(dst any) {
 	switch dst := dst.(type) {
 	case *string:
-		if s, ok := d.str(); ok {
+		if s, ok := m.d.str(m.val); ok {
 			*dst = s
 		}
 	case *jsonID:
-		if s, ok := d.str(); ok {
+		if s, ok := m.d.str(m.val); ok {
 			*dst = jsonID(s)
-		} else if c := d.val[0]; c == '-' || '0' <= c && c <= '9' {
-			*dst = jsonID(d.val)
+		} else if c := m.val[0]; c == '-' || '0' <= c && c <= '9' {
+			*dst = jsonID(m.val)
+		}
+	case *Secret:
+		if s, ok := m.d.str(m.val); ok && s != "" && s != redacted {
+			*dst = Secret(s)
 		}
 	case *time.Time:
-		if t, ok := d.val.Time(); ok {
+		if t, ok := m.val.Time(); ok {
 			*dst = t
 		}
 	case **time.Time:
-		if t, ok := d.val.Time(); ok && *dst != nil {
+		if t, ok := m.val.Time(); ok && *dst != nil {
 			**dst = t // a duplicate member reuses the first one's time
 		} else if ok {
 			*dst = &t
@@ -252,14 +268,12 @@ func (d *decoder) assign(dst any) {
 	}
 }
 
-// str returns the member's value when it is a JSON string and the budget
-// of string bytes allows it. Short strings are written into shared
-// buffers of stringChunk bytes and sliced from them: a buffer's bytes are
-// never written again, and a strings.Builder hands them out as strings
-// without a copy, so the strings of a page cost a few allocations instead
-// of one each.
-func (d *decoder) str() (string, bool) {
-	v := d.val
+// str returns v when it is a JSON string and the budget of string bytes
+// allows it. In a list, short strings are written into shared buffers of
+// stringChunk bytes and sliced from them (a strings.Builder hands out its
+// bytes without a copy and never writes them again), so that the strings
+// of a page cost a few allocations instead of one each.
+func (d *decoder) str(v jsonx.Value) (string, bool) {
 	if v[0] != '"' {
 		return "", false
 	}
@@ -276,7 +290,7 @@ func (d *decoder) str() (string, bool) {
 	case !plain:
 		d.budget -= n
 		return v.String()
-	case n > stringChunk/16:
+	case !d.list || n > stringChunk/16:
 		d.budget -= n
 		return string(inner), true
 	}
@@ -307,14 +321,7 @@ func unmarshalResource(data []byte, res resource) error {
 		name := strings.ToLower(reflect.TypeOf(res).Elem().Name())
 		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), name)
 	}
-	body := []byte(slices.Clone(v))
-	d := &decoder{ctx: context.Background(), body: &body, budget: len(body)}
-	valid := jsonx.Read(body, func(r *jsonx.Reader) { d.r = r; d.decodeObject(res, "") })
-	if err := d.result(valid); err != nil {
-		reflect.ValueOf(res).Elem().SetZero()
-		return err
-	}
-	return nil
+	return newDecoder(context.Background(), slices.Clone(v)).decodeResource(res, false)
 }
 
 // decodeOther decodes into anything but a resource: a list of resources,
@@ -356,50 +363,34 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 	return json.Unmarshal(*d.body, v)
 }
 
-// resourcePtr constrains a type parameter to a pointer to a resource type.
-type resourcePtr[T any] interface {
-	*T
-	resource
-}
-
-// decodeList decodes a list of at most maxItems resources, bare or
-// enveloped, in one pass, skipping null elements. Resources are allocated
-// in chunks whose size is estimated from the bytes left and the size of
-// the items so far, never past maxItems, so a page of similar items costs
-// a few allocations instead of one per item. Each item's Raw is a subslice
-// of the body. After an element that is neither an object nor null, or one
-// past maxItems, the rest of the list is only validated.
+// decodeList decodes a list of at most maxItems resources, skipping null
+// elements. Resources are allocated in chunks (see grow), so a page costs
+// a few allocations instead of one per item.
 func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response, maxItems int) error {
 	list := []*T{}
 	var chunk []T
+	d.list = true
+	first := 0 // where the list's first element starts
 	plural := strings.ToLower(reflect.TypeFor[T]().Name()) + "s"
-	err := d.readList(plural, resp, func() (err error) {
-		first, index := d.r.Pos(), -1
-		d.r.Array(func() {
-			index++
-			if d.reads++; d.reads%ctxCheckEvery == 0 {
-				d.checkContext()
-			}
-			switch c := d.r.Peek(); {
-			case err != nil || c == 'n':
-			case c != '{':
-				err = fmt.Errorf("element %d of the list is %s, %w", index, jsonType(c), errNotObject)
-			case len(list) == maxItems:
-				err = tooManyItems(maxItems)
-			default:
-				if len(chunk) == 0 {
-					chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first, maxItems)
-				}
-				item := &chunk[0]
-				chunk = chunk[1:]
-				d.decodeObject(PT(item), "")
-				list = append(list, item)
-				err = d.failed
-				return
-			}
-			d.r.Value()
-		})
-		return err
+	_, err := d.readList(plural, resp, func(i int) error {
+		if i == 0 {
+			first = d.r.Pos()
+		}
+		switch c := d.r.Peek(); {
+		case c == 'n':
+			return nil
+		case c != '{':
+			return fmt.Errorf("element %d of the list is %s, %w", i, jsonType(c), errNotObject)
+		case len(list) == maxItems:
+			return tooManyItems(maxItems)
+		case len(chunk) == 0:
+			chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first, maxItems)
+		}
+		item := &chunk[0]
+		chunk = chunk[1:]
+		d.decodeObject(PT(item), false)
+		list = append(list, item)
+		return d.failed
 	})
 	if err != nil {
 		return err
@@ -413,9 +404,9 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response,
 const maxChunk = 1024
 
 // grow returns a chunk of new items and list with room for them: as many
-// as the bytes left hold at the average size of the used bytes' items (one
-// to start with), at most maxChunk, never past maxItems. Doubling keeps a
-// long list's copies linear in its length.
+// as the bytes left hold at the average size of the items so far (in
+// used bytes; one to start with), at most maxChunk, never past maxItems.
+// Doubling keeps a long list's copies linear in its length.
 func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	n := 1
 	if len(list) > 0 && used > 0 {
@@ -432,20 +423,11 @@ func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 // by encoding/json from the list found in the body, once the list is known
 // to hold at most maxItems elements.
 func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems int) error {
-	list := []byte("[]")
-	err := d.readList("", resp, func() (err error) {
-		n := 0
-		start, end := d.r.Array(func() {
-			if d.reads++; d.reads%ctxCheckEvery == 0 {
-				d.checkContext()
-			}
-			if n++; n > maxItems && err == nil {
-				err = tooManyItems(maxItems)
-			}
-			d.r.Value()
-		})
-		list = (*d.body)[start:end]
-		return err
+	list, err := d.readList("", resp, func(i int) error {
+		if i >= maxItems {
+			return tooManyItems(maxItems)
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -453,60 +435,77 @@ func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems in
 	if err := d.ctx.Err(); err != nil {
 		return stopped(err)
 	}
+	if list == nil {
+		list = []byte("[]") // an envelope's list was null
+	}
 	return json.Unmarshal(list, dst.Addr().Interface())
 }
 
-// readList reads a list body with readArray, which reads the array at the
-// reader: the body itself, or the list of an envelope in one pass. The
-// list is the member named data, items, results or plural, or else the
-// only member holding an array; two named members holding an array or
-// null fail with errAmbiguousList rather than a guess. The paging members
-// read on the way, at the top level or under meta, pagination, paging or
-// links, are recorded in resp when no Link header said where the next
-// page is.
-func (d *decoder) readList(plural string, resp *Response, readArray func() error) error {
+// readList reads a list body in one pass, calling element for each
+// element of the list, and returns the list's JSON. The body is the list,
+// or an envelope whose list is the member named data, items, results or
+// plural, or else its only member holding an array; two named members
+// holding an array or null fail with errAmbiguousList rather than a guess.
+// The paging members met on the way, at the top level or under meta,
+// pagination, paging or links, are recorded in resp when no Link header
+// said where the next page is.
+func (d *decoder) readList(plural string, resp *Response, element func(i int) error) ([]byte, error) {
 	var e envelope
-	bare := false
-	valid := jsonx.Read(*d.body, func(r *jsonx.Reader) {
-		d.r = r
-		switch r.Peek() {
-		case '[':
-			bare, e.err = true, readArray()
-		case '{':
-			r.Object(func(key []byte) { e.member(d, key, plural, readArray) })
-		default:
-			r.Value()
-		}
-	})
-	if err := d.result(valid); err != nil || bare {
-		return cmp.Or(err, e.err)
+	switch d.r.Peek() {
+	case '[':
+		e.list, e.err = d.readArray(element)
+		return e.list, cmp.Or(d.result(d.r.Done()), e.err)
+	case '{':
+		d.r.Object(func(key []byte) { e.member(d, key, plural, element) })
+	default:
+		d.r.Value()
+	}
+	if err := d.result(d.r.Done()); err != nil {
+		return nil, err
 	}
 	if resp != nil {
 		resp.readEnvelope(&e.scopes)
 	}
 	switch {
 	case e.lists > 1:
-		return errAmbiguousList
+		return nil, errAmbiguousList
 	case e.lists == 1:
-		return e.err
+		return e.list, e.err
 	case e.arrays != 1:
-		return errNoList
+		return nil, errNoList
 	}
-	// The only array, known only at the end, is read again as the list.
-	jsonx.Read(*d.body, func(r *jsonx.Reader) {
-		d.r = r
-		r.Seek(e.only)
-		e.err = readArray()
+	// The only array, known to be the list only at the end, is read again.
+	d.r.Seek(e.only)
+	list, err := d.readArray(element)
+	return list, cmp.Or(d.stopped, err)
+}
+
+// readArray reads the array at the reader, calling element with the
+// reader at each element and its index until element fails: element reads
+// the element or leaves it, and readArray skips what it left.
+func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
+	i := 0
+	start, end := d.r.Array(func() {
+		d.count()
+		at := d.r.Pos()
+		if err == nil {
+			err = element(i)
+		}
+		if d.r.Pos() == at {
+			d.r.Value()
+		}
+		i++
 	})
-	return cmp.Or(d.stopped, e.err)
+	return (*d.body)[start:end], err
 }
 
 // envelope is what readList learns from the members of a list body.
 type envelope struct {
-	lists  int   // members named as a list (data, items, results, the plural) holding an array or null
-	arrays int   // other members holding an array
-	only   int   // where the last of those starts
-	err    error // readArray's error
+	lists  int    // members named as a list holding an array or null
+	arrays int    // other members holding an array
+	only   int    // where the last of those starts
+	list   []byte // the list read
+	err    error  // the list's error
 	// scopes are the paging members at the top level, then under each
 	// of pagingScopes.
 	scopes [1 + len(pagingScopes)]paging
@@ -518,16 +517,14 @@ type envelope struct {
 var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
 // member reads one member of the envelope.
-func (e *envelope) member(d *decoder, key []byte, plural string, readArray func() error) {
-	if d.reads++; d.reads%ctxCheckEvery == 0 {
-		d.checkContext()
-	}
+func (e *envelope) member(d *decoder, key []byte, plural string, element func(int) error) {
+	d.count()
 	scope := slices.Index(pagingScopes[:], string(key))
 	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || plural != "" && string(key) == plural
 	switch next := d.r.Peek(); {
 	case named && (next == '[' || next == 'n'):
 		if e.lists++; e.lists == 1 && next == '[' {
-			e.err = readArray()
+			e.list, e.err = d.readArray(element)
 		} else {
 			d.r.Value()
 		}
@@ -601,13 +598,11 @@ var pagingNames = [...][]string{
 // set records member key when it is a paging member.
 func (p *paging) set(key []byte, v jsonx.Value) {
 	for i, names := range pagingNames {
-		for rank, name := range names {
-			if string(key) == name {
-				if p.rank[i] == 0 || rank+1 < p.rank[i] {
-					p.vals[i], p.rank[i] = v, rank+1
-				}
-				return
+		if rank := slices.Index(names, string(key)) + 1; rank > 0 {
+			if p.rank[i] == 0 || rank < p.rank[i] {
+				p.vals[i], p.rank[i] = v, rank
 			}
+			return
 		}
 	}
 }

@@ -24,12 +24,12 @@ func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(dat
 
 func (m *Member) identity() string { return m.ID }
 
-func (m *Member) fields(d *decoder) {
-	d.set((*jsonID)(&m.ID), "id")
-	d.set(&m.Email, "email")
-	d.set(&m.Name, "name")
-	d.set(&m.Role, "role")
-	d.set(&m.CreatedAt, "createdat")
+func (m *Member) fields(mem member) {
+	mem.set((*jsonID)(&m.ID), "id")
+	mem.set(&m.Email, "email")
+	mem.set(&m.Name, "name")
+	mem.set(&m.Role, "role")
+	mem.set(&m.CreatedAt, "createdat")
 }
 
 // MemberAddRequest is the body of MembersService.Add.

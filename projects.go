@@ -25,13 +25,13 @@ func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(da
 
 func (p *Project) identity() string { return p.ID }
 
-func (p *Project) fields(d *decoder) {
-	d.set((*jsonID)(&p.ID), "id")
-	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
-	d.set(&p.Name, "name")
-	d.set(&p.Domain, "domain")
-	d.set(&p.CreatedAt, "createdat")
-	d.set(&p.UpdatedAt, "updatedat")
+func (p *Project) fields(mem member) {
+	mem.set((*jsonID)(&p.ID), "id")
+	mem.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	mem.set(&p.Name, "name")
+	mem.set(&p.Domain, "domain")
+	mem.set(&p.CreatedAt, "createdat")
+	mem.set(&p.UpdatedAt, "updatedat")
 }
 
 // ProjectCreateRequest is the body of ProjectsService.Create.

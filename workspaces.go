@@ -25,11 +25,11 @@ func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(
 
 func (w *Workspace) identity() string { return w.ID }
 
-func (w *Workspace) fields(d *decoder) {
-	d.set((*jsonID)(&w.ID), "id")
-	d.set(&w.Name, "name")
-	d.set(&w.CreatedAt, "createdat")
-	d.set(&w.UpdatedAt, "updatedat")
+func (w *Workspace) fields(mem member) {
+	mem.set((*jsonID)(&w.ID), "id")
+	mem.set(&w.Name, "name")
+	mem.set(&w.CreatedAt, "createdat")
+	mem.set(&w.UpdatedAt, "updatedat")
 }
 
 // WorkspaceCreateRequest is the body of WorkspacesService.Create.

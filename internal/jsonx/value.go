@@ -59,22 +59,21 @@ var keyBytes = func() (t [256]byte) {
 }()
 
 // Member returns the value of the first of names (normalised) that the
-// object v holds, and of duplicate keys the first. It reads v as far as it
-// is valid, so it also serves bodies read best-effort, such as error
+// object v holds, and of duplicate keys the first. It reads v as far as v
+// is valid, so that it also serves bodies read best-effort, such as error
 // bodies.
 func Member(v Value, names ...string) (Value, bool) {
 	var found Value
 	rank := len(names)
-	Read(v, func(r *Reader) {
-		r.Object(func(key []byte) {
-			val := r.Value()
-			for i, name := range names[:rank] {
-				if string(key) == name && val != nil {
-					found, rank = val, i
-					break
-				}
+	r := Reader{data: v}
+	r.Object(func(key []byte) {
+		val := r.Value()
+		for i, name := range names[:rank] {
+			if string(key) == name && val != nil {
+				found, rank = val, i
+				break
 			}
-		})
+		}
 	})
 	return found, found != nil
 }
@@ -82,11 +81,10 @@ func Member(v Value, names ...string) (Value, bool) {
 // First returns the first element of the array v.
 func First(v Value) (Value, bool) {
 	var first Value
-	Read(v, func(r *Reader) {
-		r.Array(func() {
-			first = r.Value()
-			r.Stop()
-		})
+	r := Reader{data: v}
+	r.Array(func() {
+		first = r.Value()
+		r.Stop()
 	})
 	return first, first != nil
 }
