@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,9 +19,9 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// resource is implemented by pointers to the six resource types. A
-// resource's JSON name is its type's name in lower case ("contentplan"),
-// its list's that name and "s".
+// resource is implemented by pointers to the six resource types. Its JSON
+// name is its type's name in any case ("contentplan"), its list's plural
+// that name and "s".
 type resource interface {
 	json.Unmarshaler
 	Raw() json.RawMessage
@@ -37,10 +38,9 @@ type resourcePtr[T any] interface {
 	resource
 }
 
-// rawJSON is where a resource's JSON object lies in the body it was decoded
-// from, which the items of a list share. It holds a pointer rather than
-// the bytes, so that fmt prints an address and never the JSON (a created
-// key's secret may be in it).
+// rawJSON is where a resource's object lies in the body that a list's
+// items share. It holds a pointer, which fmt prints as an address, so that
+// fmt never prints the JSON (a created key's secret may be in it).
 type rawJSON struct {
 	body       *[]byte
 	start, end int
@@ -72,9 +72,9 @@ var (
 	errNilResource    = errors.New("cannot decode into a nil resource pointer")
 )
 
-// bytesPerItem is the share of the response cap that allows one item by
-// default: no resource takes more than 160 bytes with its pointer, so a
-// list's items take at most 1.25 times the cap (docs/decoding.md).
+// bytesPerItem is the bytes of the response cap that allow one item by
+// default: no resource takes over 160 bytes with its pointer, so a list's
+// items take at most 1.25 times the cap.
 const bytesPerItem = 128
 
 // defaultMaxItems is the item limit of a client whose WithMaxItems is n
@@ -93,22 +93,18 @@ const ctxCheckEvery = 1024
 // jsonSpace is the white space JSON allows around a value.
 const jsonSpace = " \t\n\r"
 
-// decodeBody decodes a 2xx body into v. An empty or null body leaves v as
-// it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
-// &p)`) is the body's object, or its data or singular-name member holding
-// an object when the body's object has no id; a slice is a bare array or
-// the list of an envelope, whose paging fields are recorded in resp;
-// anything else is decoded by encoding/json.
+// decodeBody decodes a 2xx body into v; an empty or null body leaves v as
+// it is. A resource (or a pointer to one: `var p *Project; Do(req, &p)`)
+// is the body's object, or its data or singular-name member when the
+// object has no id; a slice is a bare array or an envelope's list, whose
+// paging members go to resp; anything else goes to encoding/json.
 //
-// Invalid JSON anywhere in the body fails with errMalformed; otherwise a
-// list of more than maxItems elements fails with errTooManyItems, a list
-// element that is neither an object nor null with errNotObject, strings
-// that decode to more bytes than the body holds with errStringsTooLong.
-// When ctx ends during a long decode, decodeBody returns ctx's error,
-// wrapped.
-//
-// Decoded resources keep subslices of body for Raw, so body must belong to
-// the call: the caller must not reuse or change it afterwards.
+// Invalid JSON fails with errMalformed; else a list over maxItems with
+// errTooManyItems, a list element neither object nor null with
+// errNotObject, strings that decode to more bytes than the body with
+// errStringsTooLong, and a context that ends during a long decode with its
+// error, wrapped. Resources keep subslices of body for Raw: the caller
+// must not reuse or change body afterwards.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
 	if trimmed := bytes.Trim(body, jsonSpace); len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
@@ -229,9 +225,8 @@ type jsonID string
 // set sets *dst from m when m's key is name and its value has a JSON type
 // dst can take, and does nothing otherwise, so that a guess about the
 // schema never fails a call. A *string takes a string; a *jsonID a string
-// or a number; a *Secret a string other than the redacted placeholder; a
-// *time.Time or **time.Time an RFC 3339 string or Unix seconds or
-// milliseconds (null leaves a **time.Time nil).
+// or a number; a *time.Time or **time.Time an RFC 3339 string or Unix
+// seconds or milliseconds (null leaves a **time.Time nil).
 func (m member) set(dst any, name string) {
 	if string(m.key) == name { // small enough to be inlined into fields
 		m.assign(dst)
@@ -250,10 +245,6 @@ func (m member) assign(dst any) {
 			*dst = jsonID(s)
 		} else if c := m.val[0]; c == '-' || '0' <= c && c <= '9' {
 			*dst = jsonID(m.val)
-		}
-	case *Secret:
-		if s, ok := m.d.str(m.val); ok && s != "" && s != redacted {
-			*dst = Secret(s)
 		}
 	case *time.Time:
 		if t, ok := m.val.Time(); ok {
@@ -547,21 +538,9 @@ func tooManyItems(limit int) error {
 }
 
 // jsonType names the JSON type of a value from its first byte.
-func jsonType(c byte) string {
-	switch c {
-	case '"':
-		return "a string"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case '{':
-		return "an object"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
+func jsonType(c byte) string { return cmp.Or(jsonTypes[c], "a number") }
+
+var jsonTypes = map[byte]string{'"': "a string", '[': "an array", 't': "a boolean", 'f': "a boolean", '{': "an object", 'n': "null"}
 
 // paging holds the paging members of one object of an envelope: for each
 // of pagingNames, the value of the first name of its list that is present.
@@ -654,11 +633,11 @@ func (r *Response) readPaging(p *paging) bool {
 			return true
 		}
 	}
-	if c, ok := p.text(nextCursor); ok {
-		r.NextCursor = c
-		return true
+	c, ok := p.text(nextCursor)
+	if !ok && more {
+		c, ok = p.text(cursor) // a cursor is the next page's only when there is one
 	}
-	if c, ok := p.text(cursor); ok && more {
+	if ok {
 		r.NextCursor = c
 		return true
 	}
@@ -730,23 +709,11 @@ func messageAndCode(v jsonx.Value) (message, code string) {
 // short single-line message: tags dropped, white space and control
 // characters folded into single spaces, cut at maxSnippet runes.
 func snippet(body []byte) string {
-	text := []rune(string(body[:min(len(body), 4*maxSnippet+1024)]))
-	inTag := false
-	for i, r := range text {
-		switch {
-		case r == '<':
-			inTag = true
-		case r == '>' && inTag:
-			inTag = false
-			text[i] = ' '
-		case unicode.IsControl(r):
-			text[i] = ' '
-		}
-		if inTag {
-			text[i] = ' '
-		}
-	}
-	words := strings.Fields(string(text))
+	text := htmlTag.ReplaceAllLiteralString(string(body[:min(len(body), 4*maxSnippet+1024)]), " ")
+	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 	s := []rune(strings.Join(words, " "))
 	return strings.TrimSpace(string(s[:min(len(s), maxSnippet)]))
 }
+
+// htmlTag matches a tag, or an unclosed one to the end.
+var htmlTag = regexp.MustCompile(`<[^>]*>?`)

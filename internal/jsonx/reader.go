@@ -259,27 +259,20 @@ func scanNumber(data []byte, i int) int {
 	if data[i] == '-' {
 		i++
 	}
-	switch {
-	case i >= len(data):
-		return -1
-	case data[i] == '0':
+	if i < len(data) && data[i] == '0' {
 		i++
-	default:
-		if i = scanDigits(data, i); i < 0 {
-			return -1
-		}
+	} else {
+		i = scanDigits(data, i)
 	}
-	if i < len(data) && data[i] == '.' {
-		if i = scanDigits(data, i+1); i < 0 {
-			return -1
-		}
+	if i > 0 && i < len(data) && data[i] == '.' {
+		i = scanDigits(data, i+1)
 	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+	if i > 0 && i < len(data) && (data[i] == 'e' || data[i] == 'E') {
 		i++
 		if i < len(data) && (data[i] == '+' || data[i] == '-') {
 			i++
 		}
-		return scanDigits(data, i)
+		i = scanDigits(data, i)
 	}
 	return i
 }
