@@ -86,12 +86,10 @@ func defaultMaxItems(n int, maxBytes int64) int {
 	return int(max(1, min(maxBytes/bytesPerItem, math.MaxInt)))
 }
 
-// ctxCheckEvery is how many list elements or object members the decoder
-// reads between two looks at the call's context.
-const ctxCheckEvery = 1024
-
-// jsonSpace is the white space JSON allows around a value.
-const jsonSpace = " \t\n\r"
+const (
+	ctxCheckEvery = 1024      // elements or members read between two looks at the context
+	jsonSpace     = " \t\n\r" // the white space JSON allows around a value
+)
 
 // decodeBody decodes a 2xx body into v; an empty or null body leaves v as
 // it is. A resource (or a pointer to one: `var p *Project; Do(req, &p)`)
@@ -139,8 +137,8 @@ func newDecoder(ctx context.Context, body []byte) *decoder {
 	return d
 }
 
-// result returns the error of a read that reported whether the body is
-// valid: the context's, else errMalformed, else d.failed.
+// result returns the error of a read that found the body valid or not:
+// the context's, else errMalformed, else d.failed.
 func (d *decoder) result(valid bool) error {
 	switch {
 	case d.stopped != nil:
@@ -166,8 +164,7 @@ func (d *decoder) count() {
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
-// decodeResource decodes the body, one object, into res, and leaves res
-// zero when it fails. unwrap is as for decodeObject.
+// decodeResource decodes the body's object into res, or leaves res zero.
 func (d *decoder) decodeResource(res resource, unwrap bool) error {
 	reflect.ValueOf(res).Elem().SetZero()
 	if d.r.Peek() == '{' {
@@ -183,10 +180,9 @@ func (d *decoder) decodeResource(res resource, unwrap bool) error {
 	return err
 }
 
-// decodeObject decodes the object at the reader into res and records its
-// span as res's Raw. With unwrap (a body holding one resource), an object
-// without an id whose data or singular-name member holds an object is an
-// envelope: that member is the resource.
+// decodeObject decodes the object at the reader into res, its span as
+// Raw. With unwrap, an object without an id whose data or singular-name
+// member holds an object is an envelope: that member is the resource.
 func (d *decoder) decodeObject(res resource, unwrap bool) {
 	var inner resource
 	hasID := false
@@ -209,17 +205,16 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 	}
 }
 
-// member is a member of an object, as a resource's fields reads it: its
-// key normalised, its value, and the decoder that reads it.
+// member is an object's member as a resource's fields reads it: its
+// normalised key, its value, and the decoder reading it.
 type member struct {
 	key []byte
 	val jsonx.Value
 	d   *decoder
 }
 
-// jsonID marks a string field that holds an ID: a JSON string, or the
-// exact text of a JSON number, so that 12345678901234567 never passes
-// through a float.
+// jsonID marks a field holding an ID: a string, or a number's exact text
+// (12345678901234567 never passes through a float).
 type jsonID string
 
 // set sets *dst from m when m's key is name and its value has a JSON type
@@ -259,11 +254,10 @@ func (m member) assign(dst any) {
 	}
 }
 
-// str returns v when it is a JSON string and the budget of string bytes
-// allows it. In a list, short strings are written into shared buffers of
-// stringChunk bytes and sliced from them (a strings.Builder hands out its
-// bytes without a copy and never writes them again), so that the strings
-// of a page cost a few allocations instead of one each.
+// str returns v when it is a JSON string that the budget of string bytes
+// allows. A list's short strings are sliced from shared buffers (a
+// strings.Builder hands out its bytes without a copy, never to write them
+// again): a page's strings cost a few allocations, not one each.
 func (d *decoder) str(v jsonx.Value) (string, bool) {
 	if v[0] != '"' {
 		return "", false
@@ -298,10 +292,9 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 // stringChunk is the size of the buffers short strings share.
 const stringChunk = 4 << 10
 
-// unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
-// after the call, so the resource keeps a copy of its own. A JSON value
-// other than an object fails, as encoding/json fails for a struct; null
-// leaves the resource zero.
+// unmarshalResource implements UnmarshalJSON on a copy of data, which
+// encoding/json may reuse. A value other than an object fails, as for a
+// struct; null leaves the resource zero.
 func unmarshalResource(data []byte, res resource) error {
 	reflect.ValueOf(res).Elem().SetZero()
 	v := jsonx.Value(bytes.Trim(data, jsonSpace))
@@ -355,8 +348,7 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 }
 
 // decodeList decodes a list of at most maxItems resources, skipping null
-// elements. Resources are allocated in chunks (see grow), so a page costs
-// a few allocations instead of one per item.
+// elements, allocating them in chunks (see grow).
 func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response, maxItems int) error {
 	list := []*T{}
 	var chunk []T
@@ -390,14 +382,14 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response,
 	return nil
 }
 
-// maxChunk bounds how many resources are allocated together, so that a
-// wrong estimate (a small first item, then large ones) wastes little.
+// maxChunk bounds the resources allocated together, so that a wrong
+// estimate (a small first item, then large ones) wastes little.
 const maxChunk = 1024
 
-// grow returns a chunk of new items and list with room for them: as many
-// as the bytes left hold at the average size of the items so far (in
-// used bytes; one to start with), at most maxChunk, never past maxItems.
-// Doubling keeps a long list's copies linear in its length.
+// grow returns a chunk of new items, as many as the bytes left hold at the
+// items' average size so far (one to start with), at most maxChunk and
+// never past maxItems, and list with room for them, doubled so that a
+// long list's copies stay linear in its length.
 func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	n := 1
 	if len(list) > 0 && used > 0 {
@@ -410,9 +402,8 @@ func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	return make([]T, n), list
 }
 
-// decodeOtherList fills dst, a slice of anything but the SDK's resources,
-// by encoding/json from the list found in the body, once the list is known
-// to hold at most maxItems elements.
+// decodeOtherList fills dst, a caller's slice, by encoding/json from the
+// body's list, once the list is known to hold at most maxItems elements.
 func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems int) error {
 	list, err := d.readList("", resp, func(i int) error {
 		if i >= maxItems {
@@ -432,14 +423,11 @@ func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems in
 	return json.Unmarshal(list, dst.Addr().Interface())
 }
 
-// readList reads a list body in one pass, calling element for each
-// element of the list, and returns the list's JSON. The body is the list,
-// or an envelope whose list is the member named data, items, results or
-// plural, or else its only member holding an array; two named members
-// holding an array or null fail with errAmbiguousList rather than a guess.
-// The paging members met on the way, at the top level or under meta,
-// pagination, paging or links, are recorded in resp when no Link header
-// said where the next page is.
+// readList reads a list body in one pass, calling element at each element
+// of the list, and returns the list's JSON. The body is the list, or an
+// envelope whose list is the member named data, items, results or plural,
+// else its only array; two named members holding an array or null fail
+// rather than a guess. The paging members read on the way go to resp.
 func (d *decoder) readList(plural string, resp *Response, element func(i int) error) ([]byte, error) {
 	var e envelope
 	switch d.r.Peek() {
@@ -471,9 +459,8 @@ func (d *decoder) readList(plural string, resp *Response, element func(i int) er
 	return list, cmp.Or(d.stopped, err)
 }
 
-// readArray reads the array at the reader, calling element with the
-// reader at each element and its index until element fails: element reads
-// the element or leaves it, and readArray skips what it left.
+// readArray reads the array at the reader, calling element at each
+// element until one fails; readArray skips what element does not read.
 func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
 	i := 0
 	start, end := d.r.Array(func() {
@@ -503,7 +490,7 @@ type envelope struct {
 	seen   [len(pagingScopes)]bool
 }
 
-// pagingScopes are the objects of an envelope that may hold its paging
+// pagingScopes are the members of an envelope that may hold its paging
 // members, after the top level.
 var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
@@ -543,7 +530,7 @@ func jsonType(c byte) string { return cmp.Or(jsonTypes[c], "a number") }
 var jsonTypes = map[byte]string{'"': "a string", '[': "an array", 't': "a boolean", 'f': "a boolean", '{': "an object", 'n': "null"}
 
 // paging holds the paging members of one object of an envelope: for each
-// of pagingNames, the value of the first name of its list that is present.
+// of pagingNames, the value of its first name present.
 type paging struct {
 	vals [len(pagingNames)]jsonx.Value
 	rank [len(pagingNames)]int // 1 + the index of the name that set vals
@@ -586,17 +573,14 @@ func (p *paging) set(key []byte, v jsonx.Value) {
 	}
 }
 
-func (p *paging) int(i int) (int, bool) { return p.vals[i].Int() }
-
 // text returns a non-empty string or number member.
 func (p *paging) text(i int) (string, bool) {
 	s, ok := p.vals[i].Text()
 	return s, ok && s != ""
 }
 
-// readEnvelope records the next page an enveloped list body announces,
-// when no Link header did: the first of scopes (the top level, then meta,
-// pagination, paging and links) that says where it is, or that there is
+// readEnvelope records the next page an envelope announces, unless a Link
+// header did: the first of scopes that says where it is, or that there is
 // none.
 func (r *Response) readEnvelope(scopes *[1 + len(pagingScopes)]paging) {
 	if r.NextURL != "" || r.NextCursor != "" || r.NextPage != 0 {
@@ -609,8 +593,8 @@ func (r *Response) readEnvelope(scopes *[1 + len(pagingScopes)]paging) {
 	}
 }
 
-// readPaging reads the paging members of one object and reports whether it
-// settled where the next page is (or that there is none).
+// readPaging reads the paging members of one object and reports whether
+// they say where the next page is, or that there is none.
 func (r *Response) readPaging(p *paging) bool {
 	more, moreSent := p.vals[hasMore].Bool()
 	if moreSent && !more {
@@ -641,7 +625,7 @@ func (r *Response) readPaging(p *paging) bool {
 		r.NextCursor = c
 		return true
 	}
-	if n, ok := p.int(nextPage); ok && n > 0 {
+	if n, ok := p.vals[nextPage].Int(); ok && n > 0 {
 		r.NextPage = n
 		return true
 	}
@@ -651,14 +635,14 @@ func (r *Response) readPaging(p *paging) bool {
 // readPageCounters reads page with totalPages, or page with perPage and
 // total.
 func (r *Response) readPageCounters(p *paging) bool {
-	current, ok := p.int(page)
+	current, ok := p.vals[page].Int()
 	if !ok || current < 1 {
 		return false
 	}
-	last, ok := p.int(totalPages)
+	last, ok := p.vals[totalPages].Int()
 	if !ok {
-		size, ok1 := p.int(perPage)
-		count, ok2 := p.int(total)
+		size, ok1 := p.vals[perPage].Int()
+		count, ok2 := p.vals[total].Int()
 		if !ok1 || !ok2 || size < 1 {
 			return false
 		}

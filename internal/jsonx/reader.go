@@ -1,11 +1,8 @@
-// Package jsonx reads JSON whose shape is only partly known.
-//
-// The API publishes no response schemas, so the SDK walks a body with a
-// Reader: it finds the list or object it wants inside whatever envelope
-// the server chose, and reads each field from whichever spelling and JSON
-// type the server used. The Reader validates what it passes over exactly
-// as encoding/json's Valid does, so a body is checked and decoded in one
-// pass.
+// Package jsonx reads JSON whose shape is only partly known: with a
+// Reader, the SDK finds the list or object it wants in whatever envelope a
+// server chose, and reads each member whatever its key's spelling. The
+// Reader validates what it passes exactly as encoding/json's Valid does,
+// so a body is checked and decoded in one pass.
 package jsonx
 
 import (
@@ -36,8 +33,7 @@ func (r *Reader) Reset(data []byte) { *r = Reader{data: data} }
 // but white space.
 func (r *Reader) Done() bool { return !r.failed && skipSpace(r.data, r.pos) == len(r.data) }
 
-// Seek moves r to index pos of its data, such as the start of a value
-// that was validated earlier, and clears a failure.
+// Seek moves r to index pos of its data and clears a failure.
 func (r *Reader) Seek(pos int) { r.pos, r.failed = min(max(pos, 0), len(r.data)), false }
 
 // Pos returns the index in data of the next byte to read.
@@ -91,10 +87,9 @@ func (r *Reader) Array(element func()) (start, end int) {
 	return start, r.pos
 }
 
-// next moves r to the next element of a container, past the opening open
-// when first, else past the comma after an element, and reports whether
-// there is one. It consumes the closing end when none follows. An
-// object's element must begin with its key.
+// next moves r past the opening open when first, else past the comma
+// after an element, and reports whether an element follows (an object's
+// begins with its key); it consumes the closing end when none does.
 func (r *Reader) next(open, end byte, first bool) bool {
 	i := skipSpace(r.data, r.pos)
 	if r.failed {
@@ -218,14 +213,11 @@ const (
 )
 
 // scanString returns the index just past the string whose opening quote is
-// at data[i], or -1 when it is unterminated, holds a control character or
-// a malformed escape; escaped reports whether it holds an escape. Like
-// encoding/json, it accepts invalid UTF-8, which decoding replaces.
-//
-// It looks for a '"', a '\\' or a control character eight bytes at a
-// time: the word test marks those bytes in their high bits, and only the
-// lowest mark is exact (a borrow can mark bytes above it), which is all it
-// uses.
+// at data[i], or -1 when it is unterminated or holds a control character
+// or a malformed escape; escaped reports an escape. Like encoding/json, it
+// accepts invalid UTF-8. It looks for '"', '\\' or a control character
+// eight bytes at a time: the word test marks them in their high bits, the
+// lowest mark exactly (a borrow can mark bytes above it).
 func scanString(data []byte, i int) (end int, escaped bool) {
 	for i++; ; {
 		for ; i+8 <= len(data); i += 8 {

@@ -58,9 +58,8 @@ var keyBytes = func() (t [256]byte) {
 }()
 
 // Member returns the value of the first of names (normalised) that the
-// object v holds, and of duplicate keys the first. It reads v as far as v
-// is valid, so that it also serves bodies read best-effort, such as error
-// bodies.
+// object v holds, of duplicates the first. It reads v as far as v is
+// valid, so that it serves error bodies too.
 func Member(v Value, names ...string) (Value, bool) {
 	var found Value
 	rank := len(names)
@@ -120,35 +119,23 @@ func (v Value) StringLen() (int, bool) {
 // of v when it is a JSON number, so that numeric IDs never pass through a
 // float (12345678901234567 stays exact).
 func (v Value) Text() (string, bool) {
-	if v.Kind() == '"' {
-		return v.String()
-	}
-	if len(v) > 0 && scanNumber(v, 0) == len(v) {
+	if len(v) > 0 && v[0] != '"' && scanNumber(v, 0) == len(v) {
 		return string(v), true
 	}
-	return "", false
+	return v.String()
 }
 
 // Int returns v as an int when it is a JSON number holding a whole number
 // that fits, or a JSON string holding one.
 func (v Value) Int() (int, bool) {
 	text, ok := v.Text()
-	if !ok {
-		return 0, false
-	}
 	n, err := strconv.Atoi(text)
-	return n, err == nil
+	return n, ok && err == nil
 }
 
 // Bool returns v as a bool when it is true or false.
 func (v Value) Bool() (value, ok bool) {
-	switch string(v) {
-	case "true":
-		return true, true
-	case "false":
-		return false, true
-	}
-	return false, false
+	return string(v) == "true", string(v) == "true" || string(v) == "false"
 }
 
 // unquote reads the content s of a JSON string (without its quotes),
