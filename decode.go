@@ -123,12 +123,11 @@ type decoder struct {
 	r       jsonx.Reader
 	body    *[]byte // what the resources' Raw points into
 	ctx     context.Context
-	stopped error // ctx's error, once it ended during decoding
-	failed  error // why the decoding stopped short, such as errStringsTooLong
-	reads   int   // elements and members read, for the context checks
-	budget  int   // how many more bytes of strings may be decoded
-	list    bool  // decoding a list, whose short strings share buffers
-	strings strings.Builder
+	stopped error            // ctx's error, once it ended during decoding
+	failed  error            // why the decoding stopped short, such as errStringsTooLong
+	reads   int              // elements and members read, for the context checks
+	budget  int              // how many more bytes of strings may be decoded
+	strings *strings.Builder // the buffer a list's short strings share
 }
 
 func newDecoder(ctx context.Context, body []byte) *decoder {
@@ -275,12 +274,12 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 	case !plain:
 		d.budget -= n
 		return v.String()
-	case !d.list || n > stringChunk/16:
+	case d.strings == nil || n > stringChunk/16:
 		d.budget -= n
 		return string(inner), true
 	}
 	if d.strings.Cap()-d.strings.Len() < n {
-		d.strings = strings.Builder{} // the strings made so far keep the old buffer
+		*d.strings = strings.Builder{} // the strings made so far keep the old buffer
 		d.strings.Grow(min(stringChunk, d.budget))
 	}
 	d.budget -= n
@@ -352,7 +351,7 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response, maxItems int) error {
 	list := []*T{}
 	var chunk []T
-	d.list = true
+	d.strings = new(strings.Builder)
 	first := 0 // where the list's first element starts
 	plural := strings.ToLower(reflect.TypeFor[T]().Name()) + "s"
 	_, err := d.readList(plural, resp, func(i int) error {
@@ -366,8 +365,8 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response,
 			return fmt.Errorf("element %d of the list is %s, %w", i, jsonType(c), errNotObject)
 		case len(list) == maxItems:
 			return tooManyItems(maxItems)
-		case len(chunk) == 0:
-			chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first, maxItems)
+		case len(chunk) == 0: // used: the items so far, each with the '[' or ',' before it
+			chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first+1, maxItems)
 		}
 		item := &chunk[0]
 		chunk = chunk[1:]
