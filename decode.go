@@ -60,12 +60,10 @@ func (r rawJSON) Raw() json.RawMessage {
 var resourceType = reflect.TypeFor[resource]()
 
 var (
-	errMalformed = errors.New("malformed JSON")
-	errNoObject  = errors.New("no object found in the response")
-	errNoList    = errors.New("no list found in the response")
-	// errAmbiguousList is the error of an envelope with two members that
-	// may each be the list: the SDK does not guess which.
-	errAmbiguousList  = errors.New("more than one list in the response")
+	errMalformed      = errors.New("malformed JSON")
+	errNoObject       = errors.New("no object found in the response")
+	errNoList         = errors.New("no list found in the response")
+	errAmbiguousList  = errors.New("more than one list in the response") // the SDK does not guess which
 	errTooManyItems   = errors.New("too many items in the list")
 	errNotObject      = errors.New("not an object")
 	errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
@@ -151,10 +149,13 @@ func (d *decoder) result(valid bool) error {
 // count counts an element or member read and, every ctxCheckEvery of
 // them, stops the reader once the call's context has ended.
 func (d *decoder) count() {
-	if d.reads++; d.reads%ctxCheckEvery != 0 || d.stopped != nil {
-		return
+	if d.reads++; d.reads%ctxCheckEvery == 0 { // inlined: no call per member
+		d.checkContext()
 	}
-	if err := d.ctx.Err(); err != nil {
+}
+
+func (d *decoder) checkContext() {
+	if err := d.ctx.Err(); err != nil && d.stopped == nil {
 		d.stopped = stopped(err)
 		d.r.Stop()
 	}

@@ -6,6 +6,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
@@ -175,12 +176,8 @@ func (r *Reader) Value() Value {
 		}
 	case '"':
 		r.pos, _ = scanString(r.data, from)
-	case 't':
-		r.pos = scanLiteral(r.data, from, "true")
-	case 'f':
-		r.pos = scanLiteral(r.data, from, "false")
-	case 'n':
-		r.pos = scanLiteral(r.data, from, "null")
+	case 't', 'f', 'n':
+		r.pos = scanLiteral(r.data, from)
 	default:
 		r.pos = scanNumber(r.data, from)
 	}
@@ -198,11 +195,15 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-func scanLiteral(data []byte, i int, lit string) int {
-	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
-		return -1
+// scanLiteral returns the index just past the true, false or null at
+// data[i], or -1.
+func scanLiteral(data []byte, i int) int {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if bytes.HasPrefix(data[i:], []byte(lit)) {
+			return i + len(lit)
+		}
 	}
-	return i + len(lit)
+	return -1
 }
 
 // Word-at-a-time byte tests: a string's content, most of a body's bytes,
