@@ -222,14 +222,14 @@ type jsonID string
 // schema never fails a call. A *string takes a string; a *jsonID a string
 // or a number; a *time.Time or **time.Time an RFC 3339 string or Unix
 // seconds or milliseconds (null leaves a **time.Time nil).
-func (m member) set(dst any, name string) {
+func (m *member) set(dst any, name string) {
 	if string(m.key) == name { // small enough to be inlined into fields
 		m.assign(dst)
 	}
 }
 
 // assign sets *dst from m, as set does.
-func (m member) assign(dst any) {
+func (m *member) assign(dst any) {
 	switch dst := dst.(type) {
 	case *string:
 		if s, ok := m.d.str(m.val); ok {

@@ -69,7 +69,8 @@ func (r *Reader) Object(member func(key []byte)) (start, end int) {
 				n++
 			}
 		}
-		if i < len(r.data) && r.data[i] == '"' && r.colon(i+1) {
+		if j := skipSpace(r.data, i+1); i < len(r.data) && r.data[i] == '"' && j < len(r.data) && r.data[j] == ':' {
+			r.pos = j + 1
 			member(r.key[:n])
 		} else {
 			member(r.readOtherKey())
