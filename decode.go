@@ -102,10 +102,12 @@ const (
 // error, wrapped. Resources keep subslices of body for Raw: the caller
 // must not reuse or change body afterwards.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
-	if trimmed := bytes.Trim(body, jsonSpace); len(trimmed) == 0 || string(trimmed) == "null" {
+	trimmed := bytes.Trim(body, jsonSpace)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
 	}
-	d := newDecoder(ctx, body)
+	d := &decoder{ctx: ctx, body: &body, budget: len(body)}
+	d.r.Reset(body)
 	res, ok := v.(resource)
 	switch {
 	case !ok:
@@ -113,7 +115,18 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 	case reflect.ValueOf(res).IsNil():
 		return errNilResource
 	}
-	return d.decodeResource(res, true)
+	reflect.ValueOf(res).Elem().SetZero()
+	if trimmed[0] == '{' {
+		d.decodeObject(res, true)
+	} else {
+		d.r.Value()
+		d.failed = errNoObject
+	}
+	err := d.result(d.r.Done())
+	if err != nil {
+		reflect.ValueOf(res).Elem().SetZero()
+	}
+	return err
 }
 
 // decoder reads resources from one body in one pass.
@@ -128,12 +141,6 @@ type decoder struct {
 	strings *strings.Builder // the buffer a list's short strings share
 }
 
-func newDecoder(ctx context.Context, body []byte) *decoder {
-	d := &decoder{ctx: ctx, body: &body, budget: len(body)}
-	d.r.Reset(body)
-	return d
-}
-
 // result returns the error of a read that found the body valid or not:
 // the context's, else errMalformed, else d.failed.
 func (d *decoder) result(valid bool) error {
@@ -146,14 +153,8 @@ func (d *decoder) result(valid bool) error {
 	return d.failed
 }
 
-// count counts an element or member read and, every ctxCheckEvery of
-// them, stops the reader once the call's context has ended.
-func (d *decoder) count() {
-	if d.reads++; d.reads%ctxCheckEvery == 0 { // inlined: no call per member
-		d.checkContext()
-	}
-}
-
+// checkContext stops the reader once the call's context has ended. The
+// decoder calls it every ctxCheckEvery elements or members it reads.
 func (d *decoder) checkContext() {
 	if err := d.ctx.Err(); err != nil && d.stopped == nil {
 		d.stopped = stopped(err)
@@ -164,22 +165,6 @@ func (d *decoder) checkContext() {
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
-// decodeResource decodes the body's object into res, or leaves res zero.
-func (d *decoder) decodeResource(res resource, unwrap bool) error {
-	reflect.ValueOf(res).Elem().SetZero()
-	if d.r.Peek() == '{' {
-		d.decodeObject(res, unwrap)
-	} else {
-		d.r.Value()
-		d.failed = errNoObject
-	}
-	err := d.result(d.r.Done())
-	if err != nil {
-		reflect.ValueOf(res).Elem().SetZero()
-	}
-	return err
-}
-
 // decodeObject decodes the object at the reader into res, its span as
 // Raw. With unwrap, an object without an id whose data or singular-name
 // member holds an object is an envelope: that member is the resource.
@@ -188,13 +173,15 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 	hasID := false
 	start, end := d.r.Object(func(key []byte) {
 		hasID = hasID || string(key) == "id"
-		wrapped := unwrap && inner == nil && d.r.Peek() == '{'
-		if wrapped && (string(key) == "data" || strings.EqualFold(string(key), reflect.TypeOf(res).Elem().Name())) {
+		named := string(key) == "data" || strings.EqualFold(string(key), reflect.TypeOf(res).Elem().Name())
+		if unwrap && inner == nil && named && d.r.Peek() == '{' {
 			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
 			d.decodeObject(inner, false)
 			return
 		}
-		d.count()
+		if d.reads++; d.reads%ctxCheckEvery == 0 {
+			d.checkContext()
+		}
 		if val := d.r.Value(); val != nil && d.failed == nil && d.stopped == nil {
 			res.fields(member{key: key, val: val, d: d})
 		}
@@ -305,7 +292,15 @@ func unmarshalResource(data []byte, res resource) error {
 		name := strings.ToLower(reflect.TypeOf(res).Elem().Name())
 		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), name)
 	}
-	return newDecoder(context.Background(), slices.Clone(v)).decodeResource(res, false)
+	body := []byte(slices.Clone(v))
+	d := &decoder{ctx: context.Background(), body: &body, budget: len(body)}
+	d.r.Reset(body)
+	d.decodeObject(res, false)
+	if err := d.result(d.r.Done()); err != nil {
+		reflect.ValueOf(res).Elem().SetZero()
+		return err
+	}
+	return nil
 }
 
 // decodeOther decodes into anything but a resource: a list of resources,
@@ -464,7 +459,9 @@ func (d *decoder) readList(plural string, resp *Response, element func(i int) er
 func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
 	i := 0
 	start, end := d.r.Array(func() {
-		d.count()
+		if d.reads++; d.reads%ctxCheckEvery == 0 {
+			d.checkContext()
+		}
 		at := d.r.Pos()
 		if err == nil {
 			err = element(i)
@@ -496,7 +493,9 @@ var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
 // member reads one member of the envelope.
 func (e *envelope) member(d *decoder, key []byte, plural string, element func(int) error) {
-	d.count()
+	if d.reads++; d.reads%ctxCheckEvery == 0 {
+		d.checkContext()
+	}
 	scope := slices.Index(pagingScopes[:], string(key))
 	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || plural != "" && string(key) == plural
 	switch next := d.r.Peek(); {
