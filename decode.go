@@ -173,8 +173,8 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 	hasID := false
 	start, end := d.r.Object(func(key []byte) {
 		hasID = hasID || string(key) == "id"
-		named := string(key) == "data" || strings.EqualFold(string(key), reflect.TypeOf(res).Elem().Name())
-		if unwrap && inner == nil && named && d.r.Peek() == '{' {
+		wrapper := unwrap && inner == nil && (string(key) == "data" || strings.EqualFold(string(key), reflect.TypeOf(res).Elem().Name()))
+		if wrapper && d.r.Peek() == '{' {
 			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
 			d.decodeObject(inner, false)
 			return
