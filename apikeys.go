@@ -32,15 +32,14 @@ func (s Secret) GoString() string { return fmt.Sprintf("seoapi.Secret(%q)", s.St
 
 // Format keeps the value out of every fmt verb, %x and %q included.
 func (s Secret) Format(f fmt.State, verb rune) {
-	if verb == 'v' && f.Flag('#') {
+	switch {
+	case verb == 'v' && f.Flag('#'):
 		fmt.Fprint(f, s.GoString())
-		return
-	}
-	if verb == 'q' {
+	case verb == 'q':
 		fmt.Fprintf(f, "%q", s.String())
-		return
+	default:
+		fmt.Fprint(f, s.String())
 	}
-	fmt.Fprint(f, s.String())
 }
 
 // LogValue keeps the value out of slog records.
@@ -56,7 +55,8 @@ func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) 
 // An APIKey never shows its secret or its raw JSON when printed with any
 // fmt verb (%v, %+v, %s, %#v...), logged with slog (text or JSON) or
 // encoded as JSON: all of these give the typed fields with Key as
-// "[REDACTED]". string(k.Key) and k.Raw() give the secret deliberately.
+// "[REDACTED]". string(k.Key) and k.Raw() give the secret deliberately:
+// handle Raw as carefully as Key.
 type APIKey struct {
 	ID         string     `json:"id"`
 	Name       string     `json:"name"`
@@ -68,12 +68,8 @@ type APIKey struct {
 	rawJSON
 }
 
-// Raw returns the exact JSON object the key was decoded from. It holds the
-// secret when the server sent one: handle it as carefully as Key.
-func (k *APIKey) Raw() json.RawMessage { return k.rawJSON.Raw() }
-
 // apiKeyView is what an APIKey shows of itself: the typed fields, the
-// secret redacted by Secret's own methods, and no raw JSON.
+// secret redacted by Secret's methods, no raw JSON.
 type apiKeyView APIKey
 
 func (k *APIKey) view() apiKeyView {
@@ -96,8 +92,7 @@ func (k APIKey) Format(f fmt.State, verb rune) {
 // LogValue logs the key as a group of its typed fields, the secret as
 // "[REDACTED]" and only when there is one.
 func (k APIKey) LogValue() slog.Value {
-	attrs := make([]slog.Attr, 0, 6)
-	attrs = append(attrs, slog.String("id", k.ID), slog.String("name", k.Name))
+	attrs := []slog.Attr{slog.String("id", k.ID), slog.String("name", k.Name)}
 	if k.Key != "" {
 		attrs = append(attrs, slog.String("key", redacted))
 	}
@@ -112,8 +107,8 @@ func (k APIKey) LogValue() slog.Value {
 }
 
 // MarshalJSON encodes the typed fields, with the secret as "[REDACTED]"
-// and without the raw JSON, so that a key logged or stored as JSON never
-// carries the secret. Decoding that JSON back gives no usable secret.
+// and without the raw JSON: a key logged or stored as JSON never carries
+// the secret, and decoding it back gives no usable secret.
 func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 
 // UnmarshalJSON reads an API key tolerantly, as Workspace.UnmarshalJSON
@@ -122,39 +117,37 @@ func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(dat
 
 func (k *APIKey) identity() string { return k.ID }
 
-func (k *APIKey) fields(d *decoder) {
-	d.set((*jsonID)(&k.ID), "id")
-	d.set(&k.Name, "name")
+func (k *APIKey) fields(mem member) {
+	mem.set((*jsonID)(&k.ID), "id")
+	mem.set(&k.Name, "name")
 	var secret string // not the placeholder a redacted copy carries
 	for _, name := range secretMembers {
-		d.set(&secret, name)
+		mem.set(&secret, name)
 	}
 	if secret != "" && secret != redacted {
 		k.Key = Secret(secret)
 	}
-	d.set(&k.CreatedAt, "createdat")
-	d.set(&k.LastUsedAt, "lastusedat")
-	d.set(&k.ExpiresAt, "expiresat")
+	mem.set(&k.CreatedAt, "createdat")
+	mem.set(&k.LastUsedAt, "lastusedat")
+	mem.set(&k.ExpiresAt, "expiresat")
 }
 
-// secretMembers are the normalised names of the members an API key
-// answer may carry its secret in (key, apiKey/api_key, token, secret).
+// secretMembers are the normalised names of the members an API key answer
+// may carry its secret in: the decoder reads them, and the redactor cleans
+// an error body of their values.
 var secretMembers = []string{"key", "apikey", "token", "secret"}
 
-// isSecretMember reports whether name is one of secretMembers: the
-// decoder reads the secret from these members and the redactor cleans an
-// error body of their values.
 func isSecretMember(name string) bool { return slices.Contains(secretMembers, name) }
 
 // APIKeyCreateRequest is the body of APIKeysService.Create.
 type APIKeyCreateRequest struct {
 	Name string `json:"name,omitempty"`
-	// Extra holds body fields the SDK does not know (an expiry, scopes). A
-	// typed field that is set wins over an Extra member of the same name.
+	// Extra holds more body fields (an expiry, scopes); a typed field that
+	// is set wins.
 	Extra map[string]any `json:"-"`
 }
 
-// MarshalJSON encodes the request as {"name": ...} merged with Extra.
+// MarshalJSON encodes the fields that are not empty, merged with Extra.
 func (r APIKeyCreateRequest) MarshalJSON() ([]byte, error) {
 	type fields APIKeyCreateRequest
 	return marshalRequest(fields(r), r.Extra)
@@ -171,14 +164,12 @@ func (s *APIKeysService) List(ctx context.Context, workspaceID string, opts *Lis
 
 var listAPIKeys = endpoint{operation: "APIKeys.List", method: http.MethodGet, route: "/api/workspaces/{id}/api-keys"}
 
-// All iterates over every API key of a workspace, as
-// WorkspacesService.All does.
+// All iterates over every API key of a workspace, as WorkspacesService.All does.
 func (s *APIKeysService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*APIKey, error] {
 	return listAll[APIKey](ctx, s.client, &listAPIKeys, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the API keys of a workspace, as
-// WorkspacesService.Pages does.
+// Pages iterates over the pages of API keys, as WorkspacesService.Pages does.
 func (s *APIKeysService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[APIKey], error] {
 	return listPages[APIKey](ctx, s.client, &listAPIKeys, opts, true, workspaceID)
 }

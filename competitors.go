@@ -18,18 +18,17 @@ type Competitor struct {
 	rawJSON
 }
 
-// UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON
-// does.
+// UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON does.
 func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
 
 func (c *Competitor) identity() string { return c.ID }
 
-func (c *Competitor) fields(d *decoder) {
-	d.set((*jsonID)(&c.ID), "id")
-	d.set((*jsonID)(&c.ProjectID), "projectid")
-	d.set(&c.Name, "name")
-	d.set(&c.Domain, "domain")
-	d.set(&c.CreatedAt, "createdat")
+func (c *Competitor) fields(mem member) {
+	mem.set((*jsonID)(&c.ID), "id")
+	mem.set((*jsonID)(&c.ProjectID), "projectid")
+	mem.set(&c.Name, "name")
+	mem.set(&c.Domain, "domain")
+	mem.set(&c.CreatedAt, "createdat")
 }
 
 // CompetitorsService handles the competitors of a project.
@@ -44,14 +43,12 @@ func (s *CompetitorsService) List(ctx context.Context, workspaceID, projectID st
 
 var listCompetitors = endpoint{operation: "Competitors.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects/{projectId}/competitors"}
 
-// All iterates over every competitor of a project, as
-// WorkspacesService.All does.
+// All iterates over every competitor of a project, as WorkspacesService.All does.
 func (s *CompetitorsService) All(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Competitor, error] {
 	return listAll[Competitor](ctx, s.client, &listCompetitors, opts, workspaceID, projectID)
 }
 
-// Pages iterates over the pages of the competitors of a project, as
-// WorkspacesService.Pages does.
+// Pages iterates over the pages of competitors, as WorkspacesService.Pages does.
 func (s *CompetitorsService) Pages(ctx context.Context, workspaceID, projectID string, opts *ListOptions) iter.Seq2[*Page[Competitor], error] {
 	return listPages[Competitor](ctx, s.client, &listCompetitors, opts, true, workspaceID, projectID)
 }

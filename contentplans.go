@@ -21,21 +21,20 @@ type ContentPlan struct {
 	rawJSON
 }
 
-// UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON
-// does.
+// UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON does.
 func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
 
 func (p *ContentPlan) identity() string { return p.ID }
 
-func (p *ContentPlan) fields(d *decoder) {
-	d.set((*jsonID)(&p.ID), "id")
-	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
-	d.set((*jsonID)(&p.ProjectID), "projectid")
-	d.set(&p.Name, "name")
-	d.set(&p.Name, "title")
-	d.set(&p.Status, "status")
-	d.set(&p.CreatedAt, "createdat")
-	d.set(&p.UpdatedAt, "updatedat")
+func (p *ContentPlan) fields(mem member) {
+	mem.set((*jsonID)(&p.ID), "id")
+	mem.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	mem.set((*jsonID)(&p.ProjectID), "projectid")
+	mem.set(&p.Name, "name")
+	mem.set(&p.Name, "title")
+	mem.set(&p.Status, "status")
+	mem.set(&p.CreatedAt, "createdat")
+	mem.set(&p.UpdatedAt, "updatedat")
 }
 
 // ContentPlansService handles the content plans of a workspace.
@@ -49,14 +48,12 @@ func (s *ContentPlansService) List(ctx context.Context, workspaceID string, opts
 
 var listContentPlans = endpoint{operation: "ContentPlans.List", method: http.MethodGet, route: "/api/workspaces/{id}/content-plans"}
 
-// All iterates over every content plan of a workspace, as
-// WorkspacesService.All does.
+// All iterates over every content plan of a workspace, as WorkspacesService.All does.
 func (s *ContentPlansService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*ContentPlan, error] {
 	return listAll[ContentPlan](ctx, s.client, &listContentPlans, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the content plans of a workspace, as
-// WorkspacesService.Pages does.
+// Pages iterates over the pages of content plans, as WorkspacesService.Pages does.
 func (s *ContentPlansService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[ContentPlan], error] {
 	return listPages[ContentPlan](ctx, s.client, &listContentPlans, opts, true, workspaceID)
 }

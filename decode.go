@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,26 +19,28 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// resource is implemented by pointers to the six resource types. A
-// resource's JSON name is its type's name in lower case ("contentplan"),
-// its list's that name and "s".
+// resource is implemented by pointers to the six resource types. Its JSON
+// name is its type's name in any case ("contentplan"), its list's plural
+// that name and "s".
 type resource interface {
 	json.Unmarshaler
 	Raw() json.RawMessage
-	// fields reads the member d is at into the field it names, if any:
-	// one line per field.
-	fields(d *decoder)
-	// setRaw records where the resource's JSON object lies.
+	// fields reads mem into the field it names, if any: one line a field.
+	fields(mem member)
 	setRaw(span rawJSON)
 	// identity is the resource's ID, which tells pages apart.
 	identity() string
 }
 
-// rawJSON is where a resource's JSON object lies in the body it was decoded
-// from. The items of one list share that body, so keeping Raw costs no copy
-// per item. It holds a pointer rather than the bytes so that fmt, which
-// prints a pointer nested in a struct as an address, never prints the JSON
-// (a created key's secret, or any field a server adds, may be in it).
+// resourcePtr constrains a type parameter to a pointer to a resource type.
+type resourcePtr[T any] interface {
+	*T
+	resource
+}
+
+// rawJSON is where a resource's object lies in the body that a list's
+// items share. It holds a pointer, which fmt prints as an address, so that
+// fmt never prints the JSON (a created key's secret may be in it).
 type rawJSON struct {
 	body       *[]byte
 	start, end int
@@ -57,22 +60,19 @@ func (r rawJSON) Raw() json.RawMessage {
 var resourceType = reflect.TypeFor[resource]()
 
 var (
-	errMalformed = errors.New("malformed JSON")
-	errNoObject  = errors.New("no object found in the response")
-	errNoList    = errors.New("no list found in the response")
-	// errAmbiguousList is the error of an envelope with two members that
-	// may each be the list: the SDK does not guess which.
-	errAmbiguousList  = errors.New("more than one list in the response")
+	errMalformed      = errors.New("malformed JSON")
+	errNoObject       = errors.New("no object found in the response")
+	errNoList         = errors.New("no list found in the response")
+	errAmbiguousList  = errors.New("more than one list in the response") // the SDK does not guess which
 	errTooManyItems   = errors.New("too many items in the list")
 	errNotObject      = errors.New("not an object")
 	errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
 	errNilResource    = errors.New("cannot decode into a nil resource pointer")
 )
 
-// bytesPerItem is how many bytes of the response cap allow one item by
-// default: no resource takes more than 160 bytes with its pointer, so the
-// items of a list allowed by a cap take at most 1.25 times the cap
-// (docs/decoding.md).
+// bytesPerItem is the bytes of the response cap that allow one item by
+// default: no resource takes over 160 bytes with its pointer, so a list's
+// items take at most 1.25 times the cap.
 const bytesPerItem = 128
 
 // defaultMaxItems is the item limit of a client whose WithMaxItems is n
@@ -84,58 +84,46 @@ func defaultMaxItems(n int, maxBytes int64) int {
 	return int(max(1, min(maxBytes/bytesPerItem, math.MaxInt)))
 }
 
-// ctxCheckEvery is how many list elements or object members the decoder
-// reads between two looks at the call's context.
-const ctxCheckEvery = 1024
+const (
+	ctxCheckEvery = 1024      // elements or members read between two looks at the context
+	jsonSpace     = " \t\n\r" // the white space JSON allows around a value
+)
 
-// jsonSpace is the white space JSON allows around a value.
-const jsonSpace = " \t\n\r"
-
-// decodeBody decodes a 2xx body into v. An empty or null body leaves v as
-// it is. A resource (or a pointer to one, as in `var p *Project; Do(req,
-// &p)`) is the body's object, or its data or singular-name member holding
-// an object when the body's object has no id; a slice is a bare array or
-// the list of an envelope, whose paging fields are recorded in resp;
-// anything else is decoded by encoding/json.
+// decodeBody decodes a 2xx body into v; an empty or null body leaves v as
+// it is. A resource (or a pointer to one: `var p *Project; Do(req, &p)`)
+// is the body's object, or its data or singular-name member when the
+// object has no id; a slice is a bare array or an envelope's list, whose
+// paging members go to resp; anything else goes to encoding/json.
 //
-// Invalid JSON anywhere in the body fails with errMalformed; otherwise a
-// list of more than maxItems elements fails with errTooManyItems, a list
-// element that is neither an object nor null with errNotObject, strings
-// that decode to more bytes than the body holds with errStringsTooLong.
-// When ctx ends during a long decode, decodeBody returns ctx's error,
-// wrapped.
-//
-// Decoded resources keep subslices of body for Raw, so body must belong to
-// the call: the caller must not reuse or change it afterwards.
+// Invalid JSON fails with errMalformed; else a list over maxItems with
+// errTooManyItems, a list element neither object nor null with
+// errNotObject, strings that decode to more bytes than the body with
+// errStringsTooLong, and a context that ends during a long decode with its
+// error, wrapped. Resources keep subslices of body for Raw: the caller
+// must not reuse or change body afterwards.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
 	trimmed := bytes.Trim(body, jsonSpace)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
 		return nil
 	}
 	d := &decoder{ctx: ctx, body: &body, budget: len(body)}
+	d.r.Reset(body)
 	res, ok := v.(resource)
-	if !ok {
+	switch {
+	case !ok:
 		return d.decodeOther(v, resp, max(maxItems, 1))
-	}
-	if reflect.ValueOf(res).IsNil() {
+	case reflect.ValueOf(res).IsNil():
 		return errNilResource
 	}
 	reflect.ValueOf(res).Elem().SetZero()
-	singular := strings.ToLower(reflect.TypeOf(res).Elem().Name())
-	valid := jsonx.Read(body, func(r *jsonx.Reader) {
-		d.r = r
-		if trimmed[0] != '{' {
-			r.Value()
-			d.failed = errNoObject
-			return
-		}
-		d.decodeObject(res, singular)
-	})
-	err := d.failed
-	if !valid {
-		err = errMalformed
+	if trimmed[0] == '{' {
+		d.decodeObject(res, true)
+	} else {
+		d.r.Value()
+		d.failed = errNoObject
 	}
-	if err = cmp.Or(d.stopped, err); err != nil {
+	err := d.result(d.r.Done())
+	if err != nil {
 		reflect.ValueOf(res).Elem().SetZero()
 	}
 	return err
@@ -143,21 +131,18 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 
 // decoder reads resources from one body in one pass.
 type decoder struct {
-	r       *jsonx.Reader
+	r       jsonx.Reader
 	body    *[]byte // what the resources' Raw points into
 	ctx     context.Context
-	stopped error // ctx's error, once it ended during decoding
-	reads   int   // elements and members read, for the context checks
-	budget  int   // how many more bytes of strings may be decoded
-	failed  error // why the decoding stopped short, such as errStringsTooLong
-	strings strings.Builder
-	key     []byte      // the member fields reads
-	val     jsonx.Value // and its value
+	stopped error            // ctx's error, once it ended during decoding
+	failed  error            // why the decoding stopped short, such as errStringsTooLong
+	reads   int              // elements and members read, for the context checks
+	budget  int              // how many more bytes of strings may be decoded
+	strings *strings.Builder // the buffer a list's short strings share
 }
 
-// result returns the error of a read over the whole body that reported
-// whether the body is valid: the context's, else errMalformed for invalid
-// JSON, else d.failed.
+// result returns the error of a read that found the body valid or not:
+// the context's, else errMalformed, else d.failed.
 func (d *decoder) result(valid bool) error {
 	switch {
 	case d.stopped != nil:
@@ -168,7 +153,7 @@ func (d *decoder) result(valid bool) error {
 	return d.failed
 }
 
-// checkContext stops the reader once the call's context ended. The
+// checkContext stops the reader once the call's context has ended. The
 // decoder calls it every ctxCheckEvery elements or members it reads.
 func (d *decoder) checkContext() {
 	if err := d.ctx.Err(); err != nil && d.stopped == nil {
@@ -180,27 +165,25 @@ func (d *decoder) checkContext() {
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
-// decodeObject decodes the object at the reader into res and records its
-// span as res's raw JSON. Given the resource's singular name (for a body
-// holding one resource), an object without an id whose data or
-// singular-name member holds an object is an envelope: that member is the
-// resource.
-func (d *decoder) decodeObject(res resource, singular string) {
+// decodeObject decodes the object at the reader into res, its span as
+// Raw. With unwrap, an object without an id whose data or singular-name
+// member holds an object is an envelope: that member is the resource.
+func (d *decoder) decodeObject(res resource, unwrap bool) {
 	var inner resource
 	hasID := false
 	start, end := d.r.Object(func(key []byte) {
 		hasID = hasID || string(key) == "id"
-		if singular != "" && inner == nil && (string(key) == "data" || string(key) == singular) && d.r.Peek() == '{' {
+		wrapper := unwrap && inner == nil && (string(key) == "data" || strings.EqualFold(string(key), reflect.TypeOf(res).Elem().Name()))
+		if wrapper && d.r.Peek() == '{' {
 			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
-			d.decodeObject(inner, "")
+			d.decodeObject(inner, false)
 			return
 		}
-		d.key, d.val = key, d.r.Value()
 		if d.reads++; d.reads%ctxCheckEvery == 0 {
 			d.checkContext()
 		}
-		if d.val != nil && d.failed == nil && d.stopped == nil {
-			res.fields(d)
+		if val := d.r.Value(); val != nil && d.failed == nil && d.stopped == nil {
+			res.fields(member{key: key, val: val, d: d})
 		}
 	})
 	res.setRaw(rawJSON{body: d.body, start: start, end: end})
@@ -209,42 +192,48 @@ func (d *decoder) decodeObject(res resource, singular string) {
 	}
 }
 
-// jsonID marks a string field that holds an ID: a JSON string, or the
-// exact text of a JSON number, so that 12345678901234567 never passes
-// through a float.
+// member is an object's member as a resource's fields reads it: its
+// normalised key, its value, and the decoder reading it.
+type member struct {
+	key []byte
+	val jsonx.Value
+	d   *decoder
+}
+
+// jsonID marks a field holding an ID: a string, or a number's exact text
+// (12345678901234567 never passes through a float).
 type jsonID string
 
-// set sets *dst from the member d is at when the member's key is name and
-// its value has a JSON type dst can take, and does nothing otherwise, so
-// that a guess about the schema never fails a call. A *string takes a
-// string; a *jsonID a string or a number; a *time.Time or **time.Time an
-// RFC 3339 string or Unix seconds or milliseconds (null leaves a
-// **time.Time nil).
-func (d *decoder) set(dst any, name string) {
-	if string(d.key) == name { // small enough to be inlined into fields
-		d.assign(dst)
+// set sets *dst from m when m's key is name and its value has a JSON type
+// dst can take, and does nothing otherwise, so that a guess about the
+// schema never fails a call. A *string takes a string; a *jsonID a string
+// or a number; a *time.Time or **time.Time an RFC 3339 string or Unix
+// seconds or milliseconds (null leaves a **time.Time nil).
+func (m *member) set(dst any, name string) {
+	if string(m.key) == name { // small enough to be inlined into fields
+		m.assign(dst)
 	}
 }
 
-// assign sets *dst from the member d is at, as set does.
-func (d *decoder) assign(dst any) {
+// assign sets *dst from m, as set does.
+func (m *member) assign(dst any) {
 	switch dst := dst.(type) {
 	case *string:
-		if s, ok := d.str(); ok {
+		if s, ok := m.d.str(m.val); ok {
 			*dst = s
 		}
 	case *jsonID:
-		if s, ok := d.str(); ok {
+		if s, ok := m.d.str(m.val); ok {
 			*dst = jsonID(s)
-		} else if c := d.val[0]; c == '-' || '0' <= c && c <= '9' {
-			*dst = jsonID(d.val)
+		} else if c := m.val[0]; c == '-' || '0' <= c && c <= '9' {
+			*dst = jsonID(m.val)
 		}
 	case *time.Time:
-		if t, ok := d.val.Time(); ok {
+		if t, ok := m.val.Time(); ok {
 			*dst = t
 		}
 	case **time.Time:
-		if t, ok := d.val.Time(); ok && *dst != nil {
+		if t, ok := m.val.Time(); ok && *dst != nil {
 			**dst = t // a duplicate member reuses the first one's time
 		} else if ok {
 			*dst = &t
@@ -252,14 +241,11 @@ func (d *decoder) assign(dst any) {
 	}
 }
 
-// str returns the member's value when it is a JSON string and the budget
-// of string bytes allows it. Short strings are written into shared
-// buffers of stringChunk bytes and sliced from them: a buffer's bytes are
-// never written again, and a strings.Builder hands them out as strings
-// without a copy, so the strings of a page cost a few allocations instead
-// of one each.
-func (d *decoder) str() (string, bool) {
-	v := d.val
+// str returns v when it is a JSON string that the budget of string bytes
+// allows. A list's short strings are sliced from shared buffers (a
+// strings.Builder hands out its bytes without a copy, never to write them
+// again): a page's strings cost a few allocations, not one each.
+func (d *decoder) str(v jsonx.Value) (string, bool) {
 	if v[0] != '"' {
 		return "", false
 	}
@@ -276,12 +262,12 @@ func (d *decoder) str() (string, bool) {
 	case !plain:
 		d.budget -= n
 		return v.String()
-	case n > stringChunk/16:
+	case d.strings == nil || n > stringChunk/16:
 		d.budget -= n
 		return string(inner), true
 	}
 	if d.strings.Cap()-d.strings.Len() < n {
-		d.strings = strings.Builder{} // the strings made so far keep the old buffer
+		*d.strings = strings.Builder{} // the strings made so far keep the old buffer
 		d.strings.Grow(min(stringChunk, d.budget))
 	}
 	d.budget -= n
@@ -293,10 +279,9 @@ func (d *decoder) str() (string, bool) {
 // stringChunk is the size of the buffers short strings share.
 const stringChunk = 4 << 10
 
-// unmarshalResource implements UnmarshalJSON: encoding/json may reuse data
-// after the call, so the resource keeps a copy of its own. A JSON value
-// other than an object fails, as encoding/json fails for a struct; null
-// leaves the resource zero.
+// unmarshalResource implements UnmarshalJSON on a copy of data, which
+// encoding/json may reuse. A value other than an object fails, as for a
+// struct; null leaves the resource zero.
 func unmarshalResource(data []byte, res resource) error {
 	reflect.ValueOf(res).Elem().SetZero()
 	v := jsonx.Value(bytes.Trim(data, jsonSpace))
@@ -309,8 +294,9 @@ func unmarshalResource(data []byte, res resource) error {
 	}
 	body := []byte(slices.Clone(v))
 	d := &decoder{ctx: context.Background(), body: &body, budget: len(body)}
-	valid := jsonx.Read(body, func(r *jsonx.Reader) { d.r = r; d.decodeObject(res, "") })
-	if err := d.result(valid); err != nil {
+	d.r.Reset(body)
+	d.decodeObject(res, false)
+	if err := d.result(d.r.Done()); err != nil {
 		reflect.ValueOf(res).Elem().SetZero()
 		return err
 	}
@@ -356,50 +342,33 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 	return json.Unmarshal(*d.body, v)
 }
 
-// resourcePtr constrains a type parameter to a pointer to a resource type.
-type resourcePtr[T any] interface {
-	*T
-	resource
-}
-
-// decodeList decodes a list of at most maxItems resources, bare or
-// enveloped, in one pass, skipping null elements. Resources are allocated
-// in chunks whose size is estimated from the bytes left and the size of
-// the items so far, never past maxItems, so a page of similar items costs
-// a few allocations instead of one per item. Each item's Raw is a subslice
-// of the body. After an element that is neither an object nor null, or one
-// past maxItems, the rest of the list is only validated.
+// decodeList decodes a list of at most maxItems resources, skipping null
+// elements, allocating them in chunks (see grow).
 func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response, maxItems int) error {
 	list := []*T{}
 	var chunk []T
+	d.strings = new(strings.Builder)
+	first := 0 // where the list's first element starts
 	plural := strings.ToLower(reflect.TypeFor[T]().Name()) + "s"
-	err := d.readList(plural, resp, func() (err error) {
-		first, index := d.r.Pos(), -1
-		d.r.Array(func() {
-			index++
-			if d.reads++; d.reads%ctxCheckEvery == 0 {
-				d.checkContext()
-			}
-			switch c := d.r.Peek(); {
-			case err != nil || c == 'n':
-			case c != '{':
-				err = fmt.Errorf("element %d of the list is %s, %w", index, jsonType(c), errNotObject)
-			case len(list) == maxItems:
-				err = tooManyItems(maxItems)
-			default:
-				if len(chunk) == 0 {
-					chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first, maxItems)
-				}
-				item := &chunk[0]
-				chunk = chunk[1:]
-				d.decodeObject(PT(item), "")
-				list = append(list, item)
-				err = d.failed
-				return
-			}
-			d.r.Value()
-		})
-		return err
+	_, err := d.readList(plural, resp, func(i int) error {
+		if i == 0 {
+			first = d.r.Pos()
+		}
+		switch c := d.r.Peek(); {
+		case c == 'n':
+			return nil
+		case c != '{':
+			return fmt.Errorf("element %d of the list is %s, %w", i, jsonType(c), errNotObject)
+		case len(list) == maxItems:
+			return tooManyItems(maxItems)
+		case len(chunk) == 0: // used: the items so far, each with the '[' or ',' before it
+			chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first+1, maxItems)
+		}
+		item := &chunk[0]
+		chunk = chunk[1:]
+		d.decodeObject(PT(item), false)
+		list = append(list, item)
+		return d.failed
 	})
 	if err != nil {
 		return err
@@ -408,14 +377,14 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response,
 	return nil
 }
 
-// maxChunk bounds how many resources are allocated together, so that a
-// wrong estimate (a small first item, then large ones) wastes little.
+// maxChunk bounds the resources allocated together, so that a wrong
+// estimate (a small first item, then large ones) wastes little.
 const maxChunk = 1024
 
-// grow returns a chunk of new items and list with room for them: as many
-// as the bytes left hold at the average size of the used bytes' items (one
-// to start with), at most maxChunk, never past maxItems. Doubling keeps a
-// long list's copies linear in its length.
+// grow returns a chunk of new items, as many as the bytes left hold at the
+// items' average size so far (one to start with), at most maxChunk and
+// never past maxItems, and list with room for them, doubled so that a
+// long list's copies stay linear in its length.
 func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	n := 1
 	if len(list) > 0 && used > 0 {
@@ -428,24 +397,14 @@ func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	return make([]T, n), list
 }
 
-// decodeOtherList fills dst, a slice of anything but the SDK's resources,
-// by encoding/json from the list found in the body, once the list is known
-// to hold at most maxItems elements.
+// decodeOtherList fills dst, a caller's slice, by encoding/json from the
+// body's list, once the list is known to hold at most maxItems elements.
 func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems int) error {
-	list := []byte("[]")
-	err := d.readList("", resp, func() (err error) {
-		n := 0
-		start, end := d.r.Array(func() {
-			if d.reads++; d.reads%ctxCheckEvery == 0 {
-				d.checkContext()
-			}
-			if n++; n > maxItems && err == nil {
-				err = tooManyItems(maxItems)
-			}
-			d.r.Value()
-		})
-		list = (*d.body)[start:end]
-		return err
+	list, err := d.readList("", resp, func(i int) error {
+		if i >= maxItems {
+			return tooManyItems(maxItems)
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -453,72 +412,87 @@ func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems in
 	if err := d.ctx.Err(); err != nil {
 		return stopped(err)
 	}
+	if list == nil {
+		list = []byte("[]") // an envelope's list was null
+	}
 	return json.Unmarshal(list, dst.Addr().Interface())
 }
 
-// readList reads a list body with readArray, which reads the array at the
-// reader: the body itself, or the list of an envelope in one pass. The
-// list is the member named data, items, results or plural, or else the
-// only member holding an array; two named members holding an array or
-// null fail with errAmbiguousList rather than a guess. The paging members
-// read on the way, at the top level or under meta, pagination, paging or
-// links, are recorded in resp when no Link header said where the next
-// page is.
-func (d *decoder) readList(plural string, resp *Response, readArray func() error) error {
+// readList reads a list body in one pass, calling element at each element
+// of the list, and returns the list's JSON. The body is the list, or an
+// envelope whose list is the member named data, items, results or plural,
+// else its only array; two named members holding an array or null fail
+// rather than a guess. The paging members read on the way go to resp.
+func (d *decoder) readList(plural string, resp *Response, element func(i int) error) ([]byte, error) {
 	var e envelope
-	bare := false
-	valid := jsonx.Read(*d.body, func(r *jsonx.Reader) {
-		d.r = r
-		switch r.Peek() {
-		case '[':
-			bare, e.err = true, readArray()
-		case '{':
-			r.Object(func(key []byte) { e.member(d, key, plural, readArray) })
-		default:
-			r.Value()
-		}
-	})
-	if err := d.result(valid); err != nil || bare {
-		return cmp.Or(err, e.err)
+	switch d.r.Peek() {
+	case '[':
+		e.list, e.err = d.readArray(element)
+		return e.list, cmp.Or(d.result(d.r.Done()), e.err)
+	case '{':
+		d.r.Object(func(key []byte) { e.member(d, key, plural, element) })
+	default:
+		d.r.Value()
+	}
+	if err := d.result(d.r.Done()); err != nil {
+		return nil, err
 	}
 	if resp != nil {
 		resp.readEnvelope(&e.scopes)
 	}
 	switch {
 	case e.lists > 1:
-		return errAmbiguousList
+		return nil, errAmbiguousList
 	case e.lists == 1:
-		return e.err
+		return e.list, e.err
 	case e.arrays != 1:
-		return errNoList
+		return nil, errNoList
 	}
-	// The only array, known only at the end, is read again as the list.
-	jsonx.Read(*d.body, func(r *jsonx.Reader) {
-		d.r = r
-		r.Seek(e.only)
-		e.err = readArray()
+	// The only array, known to be the list only at the end, is read again.
+	d.r.Seek(e.only)
+	list, err := d.readArray(element)
+	return list, cmp.Or(d.stopped, err)
+}
+
+// readArray reads the array at the reader, calling element at each
+// element until one fails; readArray skips what element does not read.
+func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
+	i := 0
+	start, end := d.r.Array(func() {
+		if d.reads++; d.reads%ctxCheckEvery == 0 {
+			d.checkContext()
+		}
+		at := d.r.Pos()
+		if err == nil {
+			err = element(i)
+		}
+		if d.r.Pos() == at {
+			d.r.Value()
+		}
+		i++
 	})
-	return cmp.Or(d.stopped, e.err)
+	return (*d.body)[start:end], err
 }
 
 // envelope is what readList learns from the members of a list body.
 type envelope struct {
-	lists  int   // members named as a list (data, items, results, the plural) holding an array or null
-	arrays int   // other members holding an array
-	only   int   // where the last of those starts
-	err    error // readArray's error
+	lists  int    // members named as a list holding an array or null
+	arrays int    // other members holding an array
+	only   int    // where the last of those starts
+	list   []byte // the list read
+	err    error  // the list's error
 	// scopes are the paging members at the top level, then under each
 	// of pagingScopes.
 	scopes [1 + len(pagingScopes)]paging
 	seen   [len(pagingScopes)]bool
 }
 
-// pagingScopes are the objects of an envelope that may hold its paging
+// pagingScopes are the members of an envelope that may hold its paging
 // members, after the top level.
 var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
 // member reads one member of the envelope.
-func (e *envelope) member(d *decoder, key []byte, plural string, readArray func() error) {
+func (e *envelope) member(d *decoder, key []byte, plural string, element func(int) error) {
 	if d.reads++; d.reads%ctxCheckEvery == 0 {
 		d.checkContext()
 	}
@@ -527,7 +501,7 @@ func (e *envelope) member(d *decoder, key []byte, plural string, readArray func(
 	switch next := d.r.Peek(); {
 	case named && (next == '[' || next == 'n'):
 		if e.lists++; e.lists == 1 && next == '[' {
-			e.err = readArray()
+			e.list, e.err = d.readArray(element)
 		} else {
 			d.r.Value()
 		}
@@ -550,24 +524,12 @@ func tooManyItems(limit int) error {
 }
 
 // jsonType names the JSON type of a value from its first byte.
-func jsonType(c byte) string {
-	switch c {
-	case '"':
-		return "a string"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case '{':
-		return "an object"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}
+func jsonType(c byte) string { return cmp.Or(jsonTypes[c], "a number") }
+
+var jsonTypes = map[byte]string{'"': "a string", '[': "an array", 't': "a boolean", 'f': "a boolean", '{': "an object", 'n': "null"}
 
 // paging holds the paging members of one object of an envelope: for each
-// of pagingNames, the value of the first name of its list that is present.
+// of pagingNames, the value of its first name present.
 type paging struct {
 	vals [len(pagingNames)]jsonx.Value
 	rank [len(pagingNames)]int // 1 + the index of the name that set vals
@@ -601,18 +563,14 @@ var pagingNames = [...][]string{
 // set records member key when it is a paging member.
 func (p *paging) set(key []byte, v jsonx.Value) {
 	for i, names := range pagingNames {
-		for rank, name := range names {
-			if string(key) == name {
-				if p.rank[i] == 0 || rank+1 < p.rank[i] {
-					p.vals[i], p.rank[i] = v, rank+1
-				}
-				return
+		if rank := slices.Index(names, string(key)) + 1; rank > 0 {
+			if p.rank[i] == 0 || rank < p.rank[i] {
+				p.vals[i], p.rank[i] = v, rank
 			}
+			return
 		}
 	}
 }
-
-func (p *paging) int(i int) (int, bool) { return p.vals[i].Int() }
 
 // text returns a non-empty string or number member.
 func (p *paging) text(i int) (string, bool) {
@@ -620,9 +578,8 @@ func (p *paging) text(i int) (string, bool) {
 	return s, ok && s != ""
 }
 
-// readEnvelope records the next page an enveloped list body announces,
-// when no Link header did: the first of scopes (the top level, then meta,
-// pagination, paging and links) that says where it is, or that there is
+// readEnvelope records the next page an envelope announces, unless a Link
+// header did: the first of scopes that says where it is, or that there is
 // none.
 func (r *Response) readEnvelope(scopes *[1 + len(pagingScopes)]paging) {
 	if r.NextURL != "" || r.NextCursor != "" || r.NextPage != 0 {
@@ -635,8 +592,8 @@ func (r *Response) readEnvelope(scopes *[1 + len(pagingScopes)]paging) {
 	}
 }
 
-// readPaging reads the paging members of one object and reports whether it
-// settled where the next page is (or that there is none).
+// readPaging reads the paging members of one object and reports whether
+// they say where the next page is, or that there is none.
 func (r *Response) readPaging(p *paging) bool {
 	more, moreSent := p.vals[hasMore].Bool()
 	if moreSent && !more {
@@ -659,15 +616,15 @@ func (r *Response) readPaging(p *paging) bool {
 			return true
 		}
 	}
-	if c, ok := p.text(nextCursor); ok {
+	c, ok := p.text(nextCursor)
+	if !ok && more {
+		c, ok = p.text(cursor) // a cursor is the next page's only when there is one
+	}
+	if ok {
 		r.NextCursor = c
 		return true
 	}
-	if c, ok := p.text(cursor); ok && more {
-		r.NextCursor = c
-		return true
-	}
-	if n, ok := p.int(nextPage); ok && n > 0 {
+	if n, ok := p.vals[nextPage].Int(); ok && n > 0 {
 		r.NextPage = n
 		return true
 	}
@@ -677,14 +634,14 @@ func (r *Response) readPaging(p *paging) bool {
 // readPageCounters reads page with totalPages, or page with perPage and
 // total.
 func (r *Response) readPageCounters(p *paging) bool {
-	current, ok := p.int(page)
+	current, ok := p.vals[page].Int()
 	if !ok || current < 1 {
 		return false
 	}
-	last, ok := p.int(totalPages)
+	last, ok := p.vals[totalPages].Int()
 	if !ok {
-		size, ok1 := p.int(perPage)
-		count, ok2 := p.int(total)
+		size, ok1 := p.vals[perPage].Int()
+		count, ok2 := p.vals[total].Int()
 		if !ok1 || !ok2 || size < 1 {
 			return false
 		}
@@ -735,23 +692,11 @@ func messageAndCode(v jsonx.Value) (message, code string) {
 // short single-line message: tags dropped, white space and control
 // characters folded into single spaces, cut at maxSnippet runes.
 func snippet(body []byte) string {
-	text := []rune(string(body[:min(len(body), 4*maxSnippet+1024)]))
-	inTag := false
-	for i, r := range text {
-		switch {
-		case r == '<':
-			inTag = true
-		case r == '>' && inTag:
-			inTag = false
-			text[i] = ' '
-		case unicode.IsControl(r):
-			text[i] = ' '
-		}
-		if inTag {
-			text[i] = ' '
-		}
-	}
-	words := strings.Fields(string(text))
+	text := htmlTag.ReplaceAllLiteralString(string(body[:min(len(body), 4*maxSnippet+1024)]), " ")
+	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })
 	s := []rune(strings.Join(words, " "))
 	return strings.TrimSpace(string(s[:min(len(s), maxSnippet)]))
 }
+
+// htmlTag matches a tag, or an unclosed one to the end.
+var htmlTag = regexp.MustCompile(`<[^>]*>?`)

@@ -267,3 +267,17 @@ func TestDecodeStopsWhenContextEnds(t *testing.T) {
 		t.Fatalf("err = %v, %d items", err, len(out))
 	}
 }
+
+// BenchmarkDecodeOneProject measures decoding one resource, the answer of
+// a create or an update, without HTTP.
+func BenchmarkDecodeOneProject(b *testing.B) {
+	body := []byte(`{"id":"proj_000001","workspaceId":"ws_000001","name":"Shop","domain":"shop.example.com","createdAt":"2025-03-04T05:06:07.123456789Z","updatedAt":"2025-06-07T08:09:10Z"}`)
+	b.ReportAllocs()
+	resp := &Response{Response: &http.Response{}}
+	for b.Loop() {
+		var p Project
+		if err := decodeBody(context.Background(), body, &p, resp, testMaxItems); err != nil || p.ID == "" {
+			b.Fatal(err)
+		}
+	}
+}

@@ -24,25 +24,23 @@ func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(dat
 
 func (m *Member) identity() string { return m.ID }
 
-func (m *Member) fields(d *decoder) {
-	d.set((*jsonID)(&m.ID), "id")
-	d.set(&m.Email, "email")
-	d.set(&m.Name, "name")
-	d.set(&m.Role, "role")
-	d.set(&m.CreatedAt, "createdat")
+func (m *Member) fields(mem member) {
+	mem.set((*jsonID)(&m.ID), "id")
+	mem.set(&m.Email, "email")
+	mem.set(&m.Name, "name")
+	mem.set(&m.Role, "role")
+	mem.set(&m.CreatedAt, "createdat")
 }
 
 // MemberAddRequest is the body of MembersService.Add.
 type MemberAddRequest struct {
 	Email string `json:"email,omitempty"`
 	Role  string `json:"role,omitempty"`
-	// Extra holds body fields the SDK does not know; a typed field that is
-	// set wins over a member of the same name.
+	// Extra holds more body fields; a typed field that is set wins.
 	Extra map[string]any `json:"-"`
 }
 
-// MarshalJSON encodes the request as {"email", "role"} merged with Extra;
-// empty fields are left out.
+// MarshalJSON encodes the fields that are not empty, merged with Extra.
 func (r MemberAddRequest) MarshalJSON() ([]byte, error) {
 	type fields MemberAddRequest
 	return marshalRequest(fields(r), r.Extra)
@@ -59,14 +57,12 @@ func (s *MembersService) List(ctx context.Context, workspaceID string, opts *Lis
 
 var listMembers = endpoint{operation: "Members.List", method: http.MethodGet, route: "/api/workspaces/{id}/members"}
 
-// All iterates over every member of a workspace, as
-// WorkspacesService.All does.
+// All iterates over every member of a workspace, as WorkspacesService.All does.
 func (s *MembersService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Member, error] {
 	return listAll[Member](ctx, s.client, &listMembers, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the members of a workspace, as
-// WorkspacesService.Pages does.
+// Pages iterates over the pages of members, as WorkspacesService.Pages does.
 func (s *MembersService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[Member], error] {
 	return listPages[Member](ctx, s.client, &listMembers, opts, true, workspaceID)
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Project belongs to a workspace. Fields the SDK does not know are kept in
-// Raw.
+// Project is a project of a workspace. Raw keeps the fields the SDK does
+// not know.
 type Project struct {
 	ID          string    `json:"id"`
 	WorkspaceID string    `json:"workspaceId"`
@@ -25,26 +25,24 @@ func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(da
 
 func (p *Project) identity() string { return p.ID }
 
-func (p *Project) fields(d *decoder) {
-	d.set((*jsonID)(&p.ID), "id")
-	d.set((*jsonID)(&p.WorkspaceID), "workspaceid")
-	d.set(&p.Name, "name")
-	d.set(&p.Domain, "domain")
-	d.set(&p.CreatedAt, "createdat")
-	d.set(&p.UpdatedAt, "updatedat")
+func (p *Project) fields(mem member) {
+	mem.set((*jsonID)(&p.ID), "id")
+	mem.set((*jsonID)(&p.WorkspaceID), "workspaceid")
+	mem.set(&p.Name, "name")
+	mem.set(&p.Domain, "domain")
+	mem.set(&p.CreatedAt, "createdat")
+	mem.set(&p.UpdatedAt, "updatedat")
 }
 
 // ProjectCreateRequest is the body of ProjectsService.Create.
 type ProjectCreateRequest struct {
 	Name   string `json:"name,omitempty"`
 	Domain string `json:"domain,omitempty"`
-	// Extra holds body fields the SDK does not know; a typed field that is
-	// set wins over a member of the same name.
+	// Extra holds more body fields; a typed field that is set wins.
 	Extra map[string]any `json:"-"`
 }
 
-// MarshalJSON encodes the request as {"name", "domain"} merged with Extra;
-// empty fields are left out.
+// MarshalJSON encodes the fields that are not empty, merged with Extra.
 func (r ProjectCreateRequest) MarshalJSON() ([]byte, error) {
 	type fields ProjectCreateRequest
 	return marshalRequest(fields(r), r.Extra)
@@ -55,8 +53,7 @@ func (r ProjectCreateRequest) MarshalJSON() ([]byte, error) {
 type ProjectUpdateRequest struct {
 	Name   *string `json:"name,omitempty"`
 	Domain *string `json:"domain,omitempty"`
-	// Extra holds body fields the SDK does not know; a typed field that is
-	// set wins over a member of the same name.
+	// Extra holds more body fields; a typed field that is set wins.
 	Extra map[string]any `json:"-"`
 }
 
@@ -77,21 +74,18 @@ func (s *ProjectsService) List(ctx context.Context, workspaceID string, opts *Li
 
 var listProjects = endpoint{operation: "Projects.List", method: http.MethodGet, route: "/api/workspaces/{id}/projects"}
 
-// All iterates over every project of a workspace, as
-// WorkspacesService.All does.
+// All iterates over every project of a workspace, as WorkspacesService.All does.
 func (s *ProjectsService) All(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Project, error] {
 	return listAll[Project](ctx, s.client, &listProjects, opts, workspaceID)
 }
 
-// Pages iterates over the pages of the projects of a workspace, as
-// WorkspacesService.Pages does.
+// Pages iterates over the pages of projects, as WorkspacesService.Pages does.
 func (s *ProjectsService) Pages(ctx context.Context, workspaceID string, opts *ListOptions) iter.Seq2[*Page[Project], error] {
 	return listPages[Project](ctx, s.client, &listProjects, opts, true, workspaceID)
 }
 
-// Create creates a project in a workspace
-// (POST /api/workspaces/:id/projects). A nil req fails with
-// ErrInvalidArgument before anything is sent.
+// Create creates a project in a workspace (POST /api/workspaces/:id/projects).
+// A nil req fails with ErrInvalidArgument before anything is sent.
 func (s *ProjectsService) Create(ctx context.Context, workspaceID string, req *ProjectCreateRequest) (*Project, *Response, error) {
 	return callOne[Project](ctx, s.client, &createProject, req, workspaceID)
 }

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Workspace is the top-level container of projects, members, content plans
-// and API keys. Fields the SDK does not know are kept in Raw.
+// Workspace holds projects, members, content plans and API keys. Raw keeps
+// the fields the SDK does not know.
 type Workspace struct {
 	ID        string    `json:"id"`
 	Name      string    `json:"name"`
@@ -25,22 +25,21 @@ func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(
 
 func (w *Workspace) identity() string { return w.ID }
 
-func (w *Workspace) fields(d *decoder) {
-	d.set((*jsonID)(&w.ID), "id")
-	d.set(&w.Name, "name")
-	d.set(&w.CreatedAt, "createdat")
-	d.set(&w.UpdatedAt, "updatedat")
+func (w *Workspace) fields(mem member) {
+	mem.set((*jsonID)(&w.ID), "id")
+	mem.set(&w.Name, "name")
+	mem.set(&w.CreatedAt, "createdat")
+	mem.set(&w.UpdatedAt, "updatedat")
 }
 
 // WorkspaceCreateRequest is the body of WorkspacesService.Create.
 type WorkspaceCreateRequest struct {
 	Name string `json:"name,omitempty"`
-	// Extra holds body fields the SDK does not know; a typed field that is
-	// set wins over a member of the same name.
+	// Extra holds more body fields; a typed field that is set wins.
 	Extra map[string]any `json:"-"`
 }
 
-// MarshalJSON encodes the request as {"name": ...} merged with Extra.
+// MarshalJSON encodes the fields that are not empty, merged with Extra.
 func (r WorkspaceCreateRequest) MarshalJSON() ([]byte, error) {
 	type fields WorkspaceCreateRequest
 	return marshalRequest(fields(r), r.Extra)
@@ -57,19 +56,19 @@ func (s *WorkspacesService) List(ctx context.Context, opts *ListOptions) ([]*Wor
 
 var listWorkspaces = endpoint{operation: "Workspaces.List", method: http.MethodGet, route: "/api/workspaces"}
 
-// All iterates over every workspace, fetching pages as it goes and starting
-// at opts.Resume when it is set. An error (a failed request, a next page
-// that repeats one already fetched, a next link outside the base URL, an
-// invalid argument) is yielded once, with a nil item, and ends the
-// iteration; breaking out of the loop stops fetching.
+// All iterates over every workspace, fetching pages as it goes, from
+// opts.Resume when set. An error (an invalid argument, a failed request, a
+// page that repeats one already fetched, a next link outside the base URL)
+// is yielded once, with a nil item, and ends the iteration; breaking out
+// of the loop stops fetching.
 func (s *WorkspacesService) All(ctx context.Context, opts *ListOptions) iter.Seq2[*Workspace, error] {
 	return listAll[Workspace](ctx, s.client, &listWorkspaces, opts)
 }
 
-// Pages iterates over the pages of the workspaces the key can see, as All
-// does, yielding each page with its Response and its Next token: save
-// page.Next and set it as ListOptions.Resume to carry on from there later.
-// An error is yielded once, with a nil page, and ends the iteration.
+// Pages iterates over the pages of workspaces as All does, yielding each
+// with its Response and its Next token: set a saved page.Next as
+// ListOptions.Resume to carry on from there later. An error is yielded
+// once, with a nil page, and ends the iteration.
 func (s *WorkspacesService) Pages(ctx context.Context, opts *ListOptions) iter.Seq2[*Page[Workspace], error] {
 	return listPages[Workspace](ctx, s.client, &listWorkspaces, opts, true)
 }

@@ -32,7 +32,7 @@ func TestReaderObject(t *testing.T) {
 	}
 	for _, tt := range tests {
 		var keys, vals []string
-		ok := Read([]byte(tt.in), func(r *Reader) {
+		ok := read([]byte(tt.in), func(r *Reader) {
 			r.Object(func(key []byte) {
 				k := string(key)
 				if v := r.Value(); v != nil {
@@ -176,9 +176,18 @@ func TestTimeExact(t *testing.T) {
 	}
 }
 
+// read runs f with a Reader at the start of data and reports whether f
+// read one valid JSON value with nothing after it but white space.
+func read(data []byte, f func(r *Reader)) bool {
+	var r Reader
+	r.Reset(data)
+	f(&r)
+	return r.Done()
+}
+
 // valid reports whether data is one valid JSON value surrounded by
 // optional white space, as the Reader reads it.
-func valid(data []byte) bool { return Read(data, func(r *Reader) { r.Value() }) }
+func valid(data []byte) bool { return read(data, func(r *Reader) { r.Value() }) }
 
 func TestValidAgreesWithEncodingJSON(t *testing.T) {
 	t.Parallel()
@@ -203,7 +212,7 @@ func FuzzValid(f *testing.F) {
 			t.Fatalf("valid(%q) = %v, encoding/json says %v", data, got, want)
 		}
 		var n int
-		ok := Read(data, func(r *Reader) {
+		ok := read(data, func(r *Reader) {
 			if r.Peek() == '[' {
 				r.Array(func() { n++; r.Value() })
 			} else {
@@ -222,7 +231,7 @@ func TestReaderNestingLimitCountsOuterContainers(t *testing.T) {
 	t.Parallel()
 	for _, inner := range []int{maxDepth - 2, maxDepth - 1} {
 		body := []byte(`[{"a":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + `}]`)
-		ok := Read(body, func(r *Reader) {
+		ok := read(body, func(r *Reader) {
 			r.Array(func() { r.Object(func([]byte) { r.Value() }) })
 		})
 		assert.Equal(t, json.Valid(body), ok, "inner depth %d", inner)

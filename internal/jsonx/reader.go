@@ -1,26 +1,24 @@
-// Package jsonx reads JSON whose shape is only partly known.
-//
-// The API publishes no response schemas, so the SDK walks a body with a
-// Reader: it finds the list or object it wants inside whatever envelope
-// the server chose, and reads each typed field from whichever spelling and
-// JSON type the server used. The Reader validates everything it passes
-// over exactly as encoding/json's Valid does, so a body is checked and
-// decoded in a single pass.
+// Package jsonx reads JSON whose shape is only partly known: with a
+// Reader, the SDK finds the list or object it wants in whatever envelope a
+// server chose, and reads each member whatever its key's spelling. The
+// Reader validates what it passes exactly as encoding/json's Valid does,
+// so a body is checked and decoded in one pass.
 package jsonx
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 )
 
-// maxDepth is the deepest nesting the Reader accepts, encoding/json's
-// bound, so that both agree on what is valid.
+// maxDepth is encoding/json's nesting limit, so that both agree on what
+// is valid.
 const maxDepth = 10000
 
 // Reader walks one JSON text front to back, validating what it passes.
-// Each method skips the white space before what it reads. A method that
-// meets invalid JSON marks the reader failed; every later call then reads
-// nothing.
+// Each method skips the white space before what it reads. Invalid JSON
+// marks the reader failed, and every later call then reads nothing. A
+// Reader is a value, so that a decoder can hold one without allocating.
 type Reader struct {
 	data   []byte
 	pos    int
@@ -29,17 +27,14 @@ type Reader struct {
 	key    [maxKey]byte
 }
 
-// Read runs read with a Reader at the start of data and reports whether
-// data is one valid JSON value that read consumed, with nothing after it
-// but white space. read must read that value.
-func Read(data []byte, read func(r *Reader)) bool {
-	r := &Reader{data: data}
-	read(r)
-	return !r.failed && skipSpace(data, r.pos) == len(data)
-}
+// Reset puts r at the start of data.
+func (r *Reader) Reset(data []byte) { *r = Reader{data: data} }
 
-// Seek moves r to index pos of its data, such as the start of a value
-// that was validated earlier, and clears a failure.
+// Done reports whether r read one valid JSON value with nothing after it
+// but white space.
+func (r *Reader) Done() bool { return !r.failed && skipSpace(r.data, r.pos) == len(r.data) }
+
+// Seek moves r to index pos of its data and clears a failure.
 func (r *Reader) Seek(pos int) { r.pos, r.failed = min(max(pos, 0), len(r.data)), false }
 
 // Pos returns the index in data of the next byte to read.
@@ -58,17 +53,15 @@ func (r *Reader) Peek() byte {
 	return r.data[r.pos]
 }
 
-// Object reads the object at r, calling member with each member's key,
-// normalised by NormalizeKey (nil for a key too long to name a field),
-// and r at the member's value, which member must read. The key is valid
-// until the next key is read (Value reads none). Object returns where the
-// object starts and ends in data.
-//
-// A plain key is normalised as it is scanned; one with an escape, a
-// control character or more than maxKey bytes is left to readOtherKey.
+// Object reads the object at r, calling member with each member's key
+// normalised by NormalizeKey (nil when too long to name a field) and r at
+// its value, which member must read. The key is valid until the next key
+// is read. Object returns where the object starts and ends in data.
 func (r *Reader) Object(member func(key []byte)) (start, end int) {
 	start = skipSpace(r.data, r.pos)
 	for first := true; r.next('{', '}', first); first = false {
+		// A plain key is normalised as it is scanned; one with an escape,
+		// a control character or more than maxKey bytes is read again.
 		n, i := 0, r.pos+1
 		for ; i < len(r.data) && r.data[i] != '"' && r.data[i] != '\\' && r.data[i] >= 0x20 && n < maxKey; i++ {
 			if c := keyBytes[r.data[i]]; c != 0 {
@@ -87,8 +80,7 @@ func (r *Reader) Object(member func(key []byte)) (start, end int) {
 }
 
 // Array reads the array at r, calling element with r at each element,
-// which element must read. It returns where the array starts and ends in
-// data.
+// which element must read. It returns where the array starts and ends.
 func (r *Reader) Array(element func()) (start, end int) {
 	start = skipSpace(r.data, r.pos)
 	for first := true; r.next('[', ']', first); first = false {
@@ -97,45 +89,41 @@ func (r *Reader) Array(element func()) (start, end int) {
 	return start, r.pos
 }
 
-// next moves r to the next element of a container and reports whether
-// there is one: first past the opening open, else past the comma after an
-// element. It consumes the closing end when no element follows. An
-// object's element must begin with its key.
+// next moves r past the opening open when first, else past the comma
+// after an element, and reports whether an element follows (an object's
+// begins with its key); it consumes the closing end when none does.
 func (r *Reader) next(open, end byte, first bool) bool {
+	i := skipSpace(r.data, r.pos)
 	if r.failed {
 		return false
 	}
-	i := skipSpace(r.data, r.pos)
-	if !first && i < len(r.data) && r.data[i] == end {
-		r.pos, r.depth = i+1, r.depth-1
-		return false
-	}
-	sep := byte(',')
 	if first {
-		sep, r.depth = open, r.depth+1
+		if i >= len(r.data) || r.data[i] != open || r.depth >= maxDepth {
+			return r.fail()
+		}
+		r.depth++
+		i = skipSpace(r.data, i+1)
 	}
-	if i >= len(r.data) || r.data[i] != sep || r.depth > maxDepth {
-		r.failed = true
-		return false
-	}
-	if i = skipSpace(r.data, i+1); first && i < len(r.data) && r.data[i] == end {
+	if i < len(r.data) && r.data[i] == end {
 		r.pos, r.depth = i+1, r.depth-1
 		return false
+	}
+	if !first {
+		if i >= len(r.data) || r.data[i] != ',' {
+			return r.fail()
+		}
+		i = skipSpace(r.data, i+1)
 	}
 	if i >= len(r.data) || end == '}' && r.data[i] != '"' {
-		r.failed = true
-		return false
+		return r.fail()
 	}
 	r.pos = i
 	return true
 }
 
-// skipKey reads a member's key and the colon after it, keeping the key
-// Object's member was given.
-func (r *Reader) skipKey() {
-	if end, _ := scanString(r.data, r.pos); end < 0 || !r.colon(end) {
-		r.failed = true
-	}
+func (r *Reader) fail() bool {
+	r.failed = true
+	return false
 }
 
 // readOtherKey reads a key that is not plain and the colon after it, and
@@ -144,7 +132,6 @@ func (r *Reader) readOtherKey() []byte {
 	start := r.pos
 	end, escaped := scanString(r.data, start)
 	if end < 0 || !r.colon(end) {
-		r.failed = true
 		return nil
 	}
 	raw := r.data[start+1 : end-1]
@@ -155,12 +142,14 @@ func (r *Reader) readOtherKey() []byte {
 	return NormalizeKey(&r.key, raw)
 }
 
-// colon consumes the colon after a key that ends before data[i].
+// colon consumes the colon after a key that ends before data[i] (i < 0
+// for no key), and fails r when there is none.
 func (r *Reader) colon(i int) bool {
-	i = skipSpace(r.data, i)
-	if i >= len(r.data) || r.data[i] != ':' {
-		r.failed = true
-		return false
+	if i < 0 {
+		return r.fail()
+	}
+	if i = skipSpace(r.data, i); i >= len(r.data) || r.data[i] != ':' {
+		return r.fail()
 	}
 	r.pos = i + 1
 	return true
@@ -178,8 +167,9 @@ func (r *Reader) Value() Value {
 	switch r.data[from] {
 	case '{':
 		for first := true; r.next('{', '}', first); first = false {
-			r.skipKey()
-			r.Value()
+			if end, _ := scanString(r.data, r.pos); r.colon(end) {
+				r.Value()
+			}
 		}
 	case '[':
 		for first := true; r.next('[', ']', first); first = false {
@@ -187,12 +177,8 @@ func (r *Reader) Value() Value {
 		}
 	case '"':
 		r.pos, _ = scanString(r.data, from)
-	case 't':
-		r.pos = scanLiteral(r.data, from, "true")
-	case 'f':
-		r.pos = scanLiteral(r.data, from, "false")
-	case 'n':
-		r.pos = scanLiteral(r.data, from, "null")
+	case 't', 'f', 'n':
+		r.pos = scanLiteral(r.data, from)
 	default:
 		r.pos = scanNumber(r.data, from)
 	}
@@ -210,11 +196,15 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-func scanLiteral(data []byte, i int, lit string) int {
-	if len(data)-i < len(lit) || string(data[i:i+len(lit)]) != lit {
-		return -1
+// scanLiteral returns the index just past the true, false or null at
+// data[i], or -1.
+func scanLiteral(data []byte, i int) int {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if bytes.HasPrefix(data[i:], []byte(lit)) {
+			return i + len(lit)
+		}
 	}
-	return i + len(lit)
+	return -1
 }
 
 // Word-at-a-time byte tests: a string's content, most of a body's bytes,
@@ -225,14 +215,11 @@ const (
 )
 
 // scanString returns the index just past the string whose opening quote is
-// at data[i], or -1 when it is unterminated, holds a control character or
-// a malformed escape; escaped reports whether it holds an escape. Like
-// encoding/json, it accepts invalid UTF-8, which decoding replaces.
-//
-// It looks for a '"', a '\\' or a control character eight bytes at a
-// time: the word test marks those bytes in their high bits, and only the
-// lowest mark is exact (a borrow can mark bytes above it), which is all it
-// uses.
+// at data[i], or -1 when it is unterminated or holds a control character
+// or a malformed escape; escaped reports an escape. Like encoding/json, it
+// accepts invalid UTF-8. It looks for '"', '\\' or a control character
+// eight bytes at a time: the word test marks them in their high bits, the
+// lowest mark exactly (a borrow can mark bytes above it).
 func scanString(data []byte, i int) (end int, escaped bool) {
 	for i++; ; {
 		for ; i+8 <= len(data); i += 8 {
@@ -266,27 +253,20 @@ func scanNumber(data []byte, i int) int {
 	if data[i] == '-' {
 		i++
 	}
-	switch {
-	case i >= len(data):
-		return -1
-	case data[i] == '0':
+	if i < len(data) && data[i] == '0' {
 		i++
-	default:
-		if i = scanDigits(data, i); i < 0 {
-			return -1
-		}
+	} else {
+		i = scanDigits(data, i)
 	}
-	if i < len(data) && data[i] == '.' {
-		if i = scanDigits(data, i+1); i < 0 {
-			return -1
-		}
+	if i > 0 && i < len(data) && data[i] == '.' {
+		i = scanDigits(data, i+1)
 	}
-	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
+	if i > 0 && i < len(data) && (data[i] == 'e' || data[i] == 'E') {
 		i++
 		if i < len(data) && (data[i] == '+' || data[i] == '-') {
 			i++
 		}
-		return scanDigits(data, i)
+		i = scanDigits(data, i)
 	}
 	return i
 }

@@ -5,13 +5,11 @@ import (
 	"time"
 )
 
-// A numeric time with this many integer digits or more (10^11 and above)
-// is taken as Unix milliseconds: as seconds 10^11 is the year 5138, as
-// milliseconds March 1973, so no plausible timestamp in either unit falls
-// on the wrong side. From maxTimeDigits on (10^16) it is no time at all.
-// A time string longer than maxTimeText is no RFC 3339 time (the longest
-// with nanoseconds is 35 bytes) and is refused before any parsing, whose
-// errors copy the text.
+// A numeric time of millisDigits integer digits or more (10^11 and up) is
+// Unix milliseconds: as seconds 10^11 is the year 5138, as milliseconds
+// March 1973. From maxTimeDigits digits on it is no time at all. A time
+// string longer than maxTimeText (the longest RFC 3339 time is 35 bytes)
+// is refused before parsing, whose errors copy the text.
 const (
 	millisDigits  = 12
 	maxTimeDigits = 16
@@ -27,11 +25,9 @@ func (v Value) Time() (time.Time, bool) {
 		if len(v) > maxTimeText {
 			return time.Time{}, false
 		}
-		// The common case, an RFC 3339 string without escapes, parses
-		// straight from the bytes without allocating.
 		var t time.Time
 		if bytes.IndexByte(v, '\\') < 0 && t.UnmarshalJSON(v) == nil {
-			return t, true
+			return t, true // without allocating
 		}
 		s, ok := v.String()
 		t, err := time.Parse(time.RFC3339Nano, s)
@@ -43,40 +39,38 @@ func (v Value) Time() (time.Time, bool) {
 	return numericTime(v)
 }
 
-// decimal is a number as its first significant digits and the place of
-// the decimal point among them: digits "17", point 3 is 170; point -1 is
-// 0.017. Only the digits up to the tenth fractional one can change a
-// time, and from at most 16 integer digits that is within the array.
-type decimal struct {
-	digits [32]byte
-	n      int // significant digits seen, held or not
-	point  int
-}
-
-// numericTime reads a JSON number that scanNumber accepted as Unix
-// seconds or milliseconds. It reads v in place, allocating nothing, and
-// shifts its decimal digits by the exponent, so nothing passes through a
-// float.
+// numericTime reads a JSON number that scanNumber accepted, digit by
+// digit where it lies in v, so that nothing passes through a float and
+// nothing is allocated.
 func numericTime(v []byte) (time.Time, bool) {
 	neg := v[0] == '-'
-	d := readDecimal(bytes.TrimPrefix(v, []byte("-")))
+	mantissa, exp := bytes.TrimPrefix(v, []byte("-")), 0
+	if i := bytes.IndexAny(mantissa, "eE"); i >= 0 {
+		mantissa, exp = mantissa[:i], exponent(mantissa[i+1:])
+	}
+	whole, frac, _ := bytes.Cut(mantissa, []byte("."))
+	d := digits{whole, frac}
+	first := 0 // the first significant digit
+	for first < len(whole)+len(frac) && d.at(first) == 0 {
+		first++
+	}
+	point := len(whole) + exp - first // integer digits from the first significant one
 	switch {
-	case d.n == 0 || d.point < -9:
+	case first == len(whole)+len(frac) || point < -9:
 		return time.Unix(0, 0).UTC(), true // rounds to zero
-	case d.point > maxTimeDigits:
+	case point > maxTimeDigits:
 		return time.Time{}, false
-	case d.point >= millisDigits:
-		d.point -= 3
+	case point >= millisDigits:
+		point -= 3
 	}
 	var sec, nsec int64
-	for k := 0; k < d.point; k++ {
-		sec = sec*10 + d.digit(k)
+	for k := first; k < first+point; k++ {
+		sec = sec*10 + d.at(k)
 	}
-	// The nine digits of the nanoseconds and the one that rounds them.
-	for k := d.point; k < d.point+9; k++ {
-		nsec = nsec*10 + d.digit(k)
+	for k := first + point; k < first+point+9; k++ {
+		nsec = nsec*10 + d.at(k)
 	}
-	if d.digit(d.point+9) >= 5 {
+	if d.at(first+point+9) >= 5 {
 		nsec++ // time.Unix carries a full second
 	}
 	if neg {
@@ -85,32 +79,20 @@ func numericTime(v []byte) (time.Time, bool) {
 	return time.Unix(sec, nsec).UTC(), true
 }
 
-// readDecimal reads an unsigned number that scanNumber accepted.
-func readDecimal(v []byte) decimal {
-	var d decimal
-	fraction := false
-	for i, c := range v {
-		switch {
-		case c == 'e' || c == 'E':
-			d.point += exponent(v[i+1:])
-			return d
-		case c == '.':
-			fraction = true
-		case c == '0' && d.n == 0:
-			if fraction {
-				d.point-- // a leading zero of the fraction
-			}
-		default:
-			if d.n < len(d.digits) {
-				d.digits[d.n] = c - '0'
-			}
-			d.n++
-			if !fraction {
-				d.point++
-			}
-		}
+// digits are the digits of a number's whole part, then of its fraction.
+type digits struct{ whole, frac []byte }
+
+// at returns the k-th digit, zero outside those written.
+func (d digits) at(k int) int64 {
+	switch {
+	case k < 0:
+		return 0
+	case k < len(d.whole):
+		return int64(d.whole[k] - '0')
+	case k < len(d.whole)+len(d.frac):
+		return int64(d.frac[k-len(d.whole)] - '0')
 	}
-	return d
+	return 0
 }
 
 // exponent reads an exponent's optional sign and digits, saturating far
@@ -128,12 +110,4 @@ func exponent(b []byte) int {
 		return -exp
 	}
 	return exp
-}
-
-// digit returns the k-th significant digit, zero outside those held.
-func (d *decimal) digit(k int) int64 {
-	if k < 0 || k >= min(d.n, len(d.digits)) {
-		return 0
-	}
-	return int64(d.digits[k])
 }

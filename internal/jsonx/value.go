@@ -23,13 +23,12 @@ func (v Value) Kind() byte {
 // IsObject reports whether v is a JSON object.
 func (v Value) IsObject() bool { return v.Kind() == '{' }
 
-// maxKey is the longest key that is normalised for matching; longer keys
-// never name a typed field.
+// maxKey is the longest normalised key; longer keys name no field.
 const maxKey = 64
 
-// NormalizeKey writes key into buf lower-cased, without '_' and '-', so that
-// "createdAt", "created_at" and "CreatedAt" all read "createdat". It returns
-// nil when the key is too long to name any known field.
+// NormalizeKey writes key into buf lower-cased, without '_' and '-', so
+// that "createdAt", "created_at" and "CreatedAt" all read "createdat". It
+// returns nil for a key longer than buf.
 func NormalizeKey(buf *[maxKey]byte, key []byte) []byte {
 	n := 0
 	for _, c := range key {
@@ -45,8 +44,8 @@ func NormalizeKey(buf *[maxKey]byte, key []byte) []byte {
 	return buf[:n]
 }
 
-// keyBytes is each byte as a normalised key holds it: A to Z lower-cased,
-// '_' and '-' (and NUL) 0, for left out.
+// keyBytes is each byte as a normalised key holds it, 0 for left out ('_',
+// '-' and NUL).
 var keyBytes = func() (t [256]byte) {
 	for c := range t {
 		t[c] = byte(c)
@@ -59,22 +58,20 @@ var keyBytes = func() (t [256]byte) {
 }()
 
 // Member returns the value of the first of names (normalised) that the
-// object v holds, and of duplicate keys the first. It reads v as far as it
-// is valid, so it also serves bodies read best-effort, such as error
-// bodies.
+// object v holds, of duplicates the first. It reads v as far as v is
+// valid, so that it serves error bodies too.
 func Member(v Value, names ...string) (Value, bool) {
 	var found Value
 	rank := len(names)
-	Read(v, func(r *Reader) {
-		r.Object(func(key []byte) {
-			val := r.Value()
-			for i, name := range names[:rank] {
-				if string(key) == name && val != nil {
-					found, rank = val, i
-					break
-				}
+	r := Reader{data: v}
+	r.Object(func(key []byte) {
+		val := r.Value()
+		for i, name := range names[:rank] {
+			if string(key) == name && val != nil {
+				found, rank = val, i
+				break
 			}
-		})
+		}
 	})
 	return found, found != nil
 }
@@ -82,18 +79,17 @@ func Member(v Value, names ...string) (Value, bool) {
 // First returns the first element of the array v.
 func First(v Value) (Value, bool) {
 	var first Value
-	Read(v, func(r *Reader) {
-		r.Array(func() {
-			first = r.Value()
-			r.Stop()
-		})
+	r := Reader{data: v}
+	r.Array(func() {
+		first = r.Value()
+		r.Stop()
 	})
 	return first, first != nil
 }
 
 // String returns v as a Go string when it is a JSON string, decoded as
 // encoding/json decodes it (invalid UTF-8 and lone surrogates become
-// U+FFFD), in one allocation of its length.
+// U+FFFD), in one allocation.
 func (v Value) String() (string, bool) {
 	n, ok := v.StringLen()
 	if !ok {
@@ -106,9 +102,8 @@ func (v Value) String() (string, bool) {
 }
 
 // StringLen returns the length of what String returns, without
-// allocating, and whether v is a JSON string. Escapes make a string
-// shorter than its JSON text; only invalid UTF-8 makes it longer, each
-// invalid byte becoming the three bytes of U+FFFD.
+// allocating, and whether v is a JSON string. Only invalid UTF-8 makes it
+// longer than v: each invalid byte becomes the three bytes of U+FFFD.
 func (v Value) StringLen() (int, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return 0, false
@@ -124,66 +119,45 @@ func (v Value) StringLen() (int, bool) {
 // of v when it is a JSON number, so that numeric IDs never pass through a
 // float (12345678901234567 stays exact).
 func (v Value) Text() (string, bool) {
-	if v.Kind() == '"' {
-		return v.String()
-	}
-	if len(v) > 0 && scanNumber(v, 0) == len(v) {
+	if len(v) > 0 && v[0] != '"' && scanNumber(v, 0) == len(v) {
 		return string(v), true
 	}
-	return "", false
+	return v.String()
 }
 
 // Int returns v as an int when it is a JSON number holding a whole number
 // that fits, or a JSON string holding one.
 func (v Value) Int() (int, bool) {
 	text, ok := v.Text()
-	if !ok {
-		return 0, false
-	}
 	n, err := strconv.Atoi(text)
-	return n, err == nil
+	return n, ok && err == nil
 }
 
 // Bool returns v as a bool when it is true or false.
 func (v Value) Bool() (value, ok bool) {
-	switch string(v) {
-	case "true":
-		return true, true
-	case "false":
-		return false, true
-	}
-	return false, false
+	return string(v) == "true", string(v) == "true" || string(v) == "false"
 }
 
 // unquote reads the content s of a JSON string (without its quotes),
-// handing each decoded piece to emit, a byte slice or a rune, and reports
-// false when s is not a valid JSON string's content.
+// handing each decoded rune to emitBytes (as written in s) or emitRune,
+// and reports whether s is a valid JSON string's content.
 func unquote(s []byte, emitBytes func([]byte), emitRune func(rune)) bool {
 	for i := 0; i < len(s); {
-		switch c := s[i]; {
-		case c == '\\':
+		switch r, size := utf8.DecodeRune(s[i:]); {
+		case r == '\\':
 			n, r := unescape(s, i)
 			if n == 0 {
 				return false
 			}
 			emitRune(r)
 			i += n
-		case c == '"' || c < 0x20:
+		case r == '"' || r < 0x20:
 			return false
-		case c < utf8.RuneSelf:
-			j := i + 1
-			for j < len(s) && s[j] >= 0x20 && s[j] < utf8.RuneSelf && s[j] != '"' && s[j] != '\\' {
-				j++
-			}
-			emitBytes(s[i:j])
-			i = j
+		case r == utf8.RuneError && size == 1:
+			emitRune(unicode.ReplacementChar)
+			i++
 		default:
-			r, size := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				emitRune(unicode.ReplacementChar)
-			} else {
-				emitBytes(s[i : i+size])
-			}
+			emitBytes(s[i : i+size])
 			i += size
 		}
 	}
