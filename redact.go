@@ -278,11 +278,14 @@ func secretValues(body []byte) (values []string, ok bool) {
 			switch {
 			case !secret || str == "" || str == redacted || slices.Contains(values, str):
 			case len(values) == maxSecretValues:
-				r.Stop() // Read fails: the body is withheld
+				r.Stop() // the read fails: the body is withheld
 			default:
 				values = append(values, str)
 			}
 		}
 	}
-	return values, jsonx.Read(body, func(r *jsonx.Reader) { walk(r, false) }) && ok
+	var r jsonx.Reader
+	r.Reset(body)
+	walk(&r, false)
+	return values, r.Done() && ok
 }
