@@ -90,21 +90,6 @@ func (c *Client) newCall(ep *endpoint, method string, body []byte) *call {
 // may have left, written once net/http wrote it whole (see context, prepare).
 type attemptMarks struct{ left, written atomic.Bool }
 
-// markLeft and markWritten mark the current attempt. Before the first
-// attempt there is none: a request an observer sends with the call's
-// context at its start is not the call's.
-func (m *attemptMarks) markLeft() {
-	if m != nil {
-		m.left.Store(true)
-	}
-}
-
-func (m *attemptMarks) markWritten() {
-	if m != nil {
-		m.written.Store(true)
-	}
-}
-
 // context returns the context the call's request must carry. A request
 // with a body gets a trace that marks the current attempt: left once
 // net/http has a connection for it (it calls GotConn within RoundTrip,
@@ -117,10 +102,16 @@ func (cl *call) context(ctx context.Context) context.Context {
 	}
 	cl.traced = true
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { cl.marks.Load().markLeft() },
+		// Before the first attempt there are no marks: a request an
+		// observer sends with the call's context at its start is not the call's.
+		GotConn: func(httptrace.GotConnInfo) {
+			if m := cl.marks.Load(); m != nil {
+				m.left.Store(true)
+			}
+		},
 		WroteRequest: func(w httptrace.WroteRequestInfo) {
-			if w.Err == nil {
-				cl.marks.Load().markWritten()
+			if m := cl.marks.Load(); m != nil && w.Err == nil {
+				m.written.Store(true)
 			}
 		},
 	})
