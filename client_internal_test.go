@@ -61,6 +61,13 @@ func TestKeyMayGo(t *testing.T) {
 		{"https://api.example.com/v1/api%5c..%5c..%5cadmin", false},
 		{"https://api.example.com/v1/..;/admin/users", false},
 		{"https://api.example.com/v1/..%3B/admin/users", false}, // a server decodes the escaped ";"
+		{"https://api.example.com/..;/v1/x", false},             // ".." to some servers, a name to others
+		{"https://api.example.com/..%3B/v1/x", false},
+		{"https://api.example.com/..%3b/v1/x", false},
+		{"https://api.example.com/v1/.;x/api", false},
+		{"https://api.example.com/v1//%2e%2e/admin", false}, // a server that merges slashes reads /admin
+		{"https://api.example.com/v1//api", true},
+		{"https://api.example.com/v1%3Bx/api", false}, // an escaped ";" is not the base path's "/v1"
 		{"https://api.example.com/v1/a/%2e%2e/%2e%2e/admin", false},
 		{"https://api.example.com/v1/%2e%2e", false},
 		{"https://api.example.com/v1/api/%2e%2e/workspaces", true},
@@ -259,4 +266,15 @@ func TestReadCapped(t *testing.T) {
 		_, err := readCapped(strings.NewReader(body), 100, 8000)
 		assert.Error(t, err)
 	})
+}
+
+// TestBasePathWithAnEscapedSlashIsRefused: a base path a server may split
+// at an escaped slash or backslash gives no prefix the key can be kept
+// under, so NewClient refuses it.
+func TestBasePathWithAnEscapedSlashIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, base := range []string{"https://api.example.com/a%2Fb/", "https://api.example.com/a%5cb", `https://api.example.com/a\b`} {
+		_, err := NewClient(base, "sk_test_12345678")
+		assert.ErrorIs(t, err, ErrInvalidArgument, base)
+	}
 }

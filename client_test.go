@@ -316,3 +316,17 @@ func TestZeroClientFormatsWithoutPanicking(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(out), "[REDACTED]")
 }
+
+// TestResponsePrintsQuoted: fmt shows a Response's status line and quotes
+// what a server sent, so a cursor or request ID cannot break a log line.
+func TestResponsePrintsQuoted(t *testing.T) {
+	t.Parallel()
+	r := seoapi.Response{Response: &http.Response{Status: "404 Not Found", StatusCode: 404},
+		NextCursor: "c1\nlevel=ERROR msg=\"forged line\"", RequestID: "req\x1b[2J"}
+	for _, verb := range []string{"%v", "%+v", "%s", "%#v"} {
+		out := fmt.Sprintf(verb, r)
+		assert.Contains(t, out, `Status: "404 Not Found"`, verb)
+		assert.NotContains(t, out, "\n", verb)
+		assert.NotContains(t, out, "\x1b", verb)
+	}
+}

@@ -35,6 +35,9 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	case u.RawQuery != "" || u.Fragment != "":
 		return nil, invalidArgument("base URL %q must not have a query or fragment", u.Redacted())
 	}
+	if _, ok := serverPath(u.EscapedPath()); !ok {
+		return nil, invalidArgument("base URL %q has a path servers may read differently (an escaped slash, a backslash or \"..;\")", u.Redacted())
+	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 		if u.RawPath != "" {
@@ -105,26 +108,29 @@ func (c *Client) keyMayGo(u *url.URL) bool {
 	return strings.HasPrefix(path, c.basePath)
 }
 
-// serverPath returns an escaped path as a server may read it: decoded
-// (RFC 3986 makes %2E a dot) and its dot segments removed, ";params"
-// included (..;). ok is false for a path a server may split where the SDK
-// does not: a backslash, or an escaped slash or backslash.
+// serverPath returns an escaped path as a server may read it: the escapes
+// of unreserved characters decoded (RFC 3986 makes %2E a dot), "//"
+// merged and dot segments removed. ok is false for a path servers may
+// read differently: a backslash, an escaped slash or backslash, or a dot
+// segment with ";params" ("..;").
 func serverPath(escaped string) (path string, ok bool) {
 	segments := strings.Split(escaped, "/")
 	out := make([]string, 0, len(segments))
 	for i, seg := range segments {
-		seg, err := url.PathUnescape(seg)
-		if err != nil || strings.ContainsAny(seg, `/\`) {
+		seg, ok := decodeUnreserved(seg)
+		if !ok || dotWithParams(seg) {
 			return "", false
 		}
-		name, _, _ := strings.Cut(seg, ";")
 		last := i == len(segments)-1
 		switch {
-		case name == "..":
+		case seg == "" && i > 0 && !last:
+			// A server may merge "//" into one slash.
+			continue
+		case seg == "..":
 			if len(out) > 1 {
 				out = out[:len(out)-1]
 			}
-		case name != ".":
+		case seg != ".":
 			out = append(out, seg)
 			continue
 		}
@@ -133,6 +139,53 @@ func serverPath(escaped string) (path string, ok bool) {
 		}
 	}
 	return strings.Join(out, "/"), true
+}
+
+// dotWithParams reports a dot segment with ";params", the ";" written or
+// escaped: "..;x" is ".." to some servers and a name to others.
+func dotWithParams(seg string) bool {
+	if decoded, err := url.PathUnescape(seg); err == nil {
+		seg = decoded
+	}
+	name, _, params := strings.Cut(seg, ";")
+	return params && (name == "." || name == "..")
+}
+
+// decodeUnreserved decodes the escapes of unreserved characters in one
+// path segment (RFC 3986 makes %2E a dot) and upper-cases the others; it
+// refuses a backslash and an escaped slash or backslash.
+func decodeUnreserved(seg string) (string, bool) {
+	if strings.IndexByte(seg, '\\') >= 0 {
+		return "", false
+	}
+	if strings.IndexByte(seg, '%') < 0 {
+		return seg, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(seg); i++ {
+		if seg[i] != '%' || i+2 >= len(seg) {
+			b.WriteByte(seg[i])
+			continue
+		}
+		v, err := strconv.ParseUint(seg[i+1:i+3], 16, 8)
+		switch {
+		case err != nil:
+			b.WriteByte(seg[i])
+			continue
+		case v == '/' || v == '\\':
+			return "", false
+		case isUnreserved(byte(v)):
+			b.WriteByte(byte(v))
+		default:
+			b.WriteString(strings.ToUpper(seg[i : i+3]))
+		}
+		i += 2
+	}
+	return b.String(), true
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
 }
 
 func redactedURL(req *http.Request) string {

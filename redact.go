@@ -104,13 +104,14 @@ func base64Forms(secret string) (forms []string) {
 // withSecretsIn returns a redactor that also removes the secrets of body,
 // an API key answer: all secretValues finds, as the headers may echo them.
 // ok is false when the body must be withheld: unreadable, or with a secret
-// too short to match (under MinAPIKeyLength characters) or with white space.
+// too short to match (under MinAPIKeyLength characters), longer than
+// maxSecretLength, or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	out := *r
 	out.secrets, out.base64 = slices.Clone(r.secrets), slices.Clone(r.base64)
 	for _, v := range values {
-		if utf8.RuneCountInString(v) < MinAPIKeyLength || strings.ContainsFunc(v, unicode.IsSpace) {
+		if n := utf8.RuneCountInString(v); n < MinAPIKeyLength || n > maxSecretLength || strings.ContainsFunc(v, unicode.IsSpace) {
 			ok = false
 		} else {
 			out.add(v)
@@ -251,6 +252,10 @@ func isBase64(c byte) bool {
 // maxSecretValues is how many secrets an answer may name and be shown.
 const maxSecretValues = 16
 
+// maxSecretLength is the longest secret the redactor searches for: its
+// pattern grows with the secrets, and no key is kilobytes long.
+const maxSecretLength = 4096
+
 // secretValues returns the distinct string values but "" and [REDACTED],
 // in order, of the members of body whose normalised name isSecretMember.
 // ok is false when the body must be withheld: not one JSON value (cut
@@ -286,6 +291,8 @@ func secretValues(body []byte) (values []string, ok bool) {
 	}
 	var r jsonx.Reader
 	r.Reset(body)
-	walk(&r, false)
+	for r.Peek() != 0 { // every value of a stream of JSON values
+		walk(&r, false)
+	}
 	return values, r.Done() && ok
 }

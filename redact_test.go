@@ -162,3 +162,41 @@ func TestDeeplyNestedCreateAnswer(t *testing.T) {
 	require.True(t, errors.As(err, &apiErr))
 	assert.Nil(t, apiErr.Body, "withheld")
 }
+
+// TestCreatedSecretInASecondJSONValue: an APIKeys.Create answer of two
+// JSON values one after the other (NDJSON, say) names a secret in each;
+// the headers, the request ID and the error are cleaned of both.
+func TestCreatedSecretInASecondJSONValue(t *testing.T) {
+	t.Parallel()
+	const first, second = "sk_first_created_0001", "sk_second_created_0002"
+	body := `{"id":"k1","key":"` + first + `"}` + "\n" + `{"id":"k2","key":"` + second + `"}`
+	for _, status := range []int{http.StatusCreated, http.StatusInternalServerError} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(status, body, "X-Echo", second, "X-Request-Id", first))
+			c := newClient(t, rec.srv.URL, seoapi.WithMaxRetries(0))
+			_, resp, err := c.APIKeys.Create(context.Background(), "w1", &seoapi.APIKeyCreateRequest{Name: "ci"})
+			require.NotNil(t, resp)
+			require.Error(t, err)
+			js, _ := json.Marshal(err)
+			for _, out := range []string{fmt.Sprint(resp.Header), resp.RequestID, fmt.Sprintf("%+v", resp),
+				err.Error(), fmt.Sprintf("%+v", err), string(js)} {
+				assert.NotContains(t, out, first)
+				assert.NotContains(t, out, second)
+			}
+		})
+	}
+}
+
+// TestHugeCreatedSecret: a created secret of megabytes, within the
+// response cap, does not crash the call (the redactor's pattern would
+// outgrow regexp's limit); the key is still returned.
+func TestHugeCreatedSecret(t *testing.T) {
+	t.Parallel()
+	secret := "sk_" + strings.Repeat("a", 16<<20)
+	rec := newRecorder(t, respond(http.StatusCreated, `{"id":"k1","key":"`+secret+`"}`))
+	c := newClient(t, rec.srv.URL, seoapi.WithMaxRetries(0))
+	key, _, err := c.APIKeys.Create(context.Background(), "w1", &seoapi.APIKeyCreateRequest{Name: "ci"})
+	require.NoError(t, err)
+	assert.Equal(t, len(secret), len(key.Key))
+}

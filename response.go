@@ -52,11 +52,18 @@ func (r Response) view() responseView {
 	return v
 }
 
-// Format prints the response's status and what the SDK read from it, but
-// none of its request, for every fmt verb.
-func (r Response) Format(f fmt.State, _ rune) { fmt.Fprintf(f, "seoapi.Response%+v", r.view()) }
+// Format prints the response's status and what the SDK read from it, its
+// strings quoted, but none of its request, for every fmt verb.
+func (r Response) Format(f fmt.State, _ rune) {
+	status := ""
+	if r.Response != nil {
+		status = r.Status
+	}
+	fmt.Fprintf(f, "seoapi.Response{Status: %q, RequestID: %q, Attempts: %d, Rate: %+v, NextPage: %d, NextCursor: %q, NextURL: %q}",
+		status, r.RequestID, r.Attempts, r.Rate, r.NextPage, r.NextCursor, r.NextURL)
+}
 
-// MarshalJSON encodes what Format prints.
+// MarshalJSON encodes what Format prints, with the status code.
 func (r Response) MarshalJSON() ([]byte, error) { return json.Marshal(r.view()) }
 
 // LogValue gives slog the status, the request ID and the attempts.
