@@ -47,6 +47,9 @@ var (
 	}
 	// embeddedObject is the start of a JSON object, in a string.
 	embeddedObject = regexp.MustCompile(`\{\s*"`)
+	// memberPair is a JSON member whose value is a string, possibly cut:
+	// found in a body that cannot be read as JSON.
+	memberPair = regexp.MustCompile(`"((?:[^"\\]|\\.){1,64})"\s*:\s*"((?:[^"\\]|\\.)*)`)
 	// units are what a secret found decoded is replaced with, smallest
 	// first: a part of a URL or a header value, a JSON string, a word.
 	units = [...]*regexp.Regexp{
@@ -294,5 +297,25 @@ func secretValues(body []byte) (values []string, ok bool) {
 	for r.Peek() != 0 { // every value of a stream of JSON values
 		walk(&r, false)
 	}
-	return values, r.Done() && ok
+	if !r.Done() || !ok {
+		// The body is withheld; its headers are still cleaned of every
+		// secret it names past the point it could be read to.
+		return looseSecretValues(body, values), false
+	}
+	return values, true
+}
+
+// looseSecretValues adds to values those of the string members of body
+// whose name isSecretMember, read as text: body need not be valid JSON.
+// It keeps at most 4 times maxSecretValues.
+func looseSecretValues(body []byte, values []string) []string {
+	var buf [64]byte
+	for _, m := range memberPair.FindAllSubmatch(body, -1) {
+		name, value := unescapeJSON(string(m[1])), unescapeJSON(string(m[2]))
+		if len(values) < 4*maxSecretValues && isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(name)))) &&
+			value != "" && value != redacted && !slices.Contains(values, value) {
+			values = append(values, value)
+		}
+	}
+	return values
 }

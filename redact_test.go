@@ -200,3 +200,35 @@ func TestHugeCreatedSecret(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, len(secret), len(key.Key))
 }
+
+// TestCreatedSecretAfterWhatCannotBeRead: a secret that follows the point
+// where an APIKeys.Create answer stops being valid JSON, or the 17th
+// secret, is still cleaned from the headers, while the body is withheld.
+func TestCreatedSecretAfterWhatCannotBeRead(t *testing.T) {
+	t.Parallel()
+	const secret = "sk_late_created_0003"
+	var many string
+	for i := range 16 {
+		many += fmt.Sprintf(`{"token":"sk_filler_secret_%02d"},`, i)
+	}
+	tests := []struct{ name, body string }{
+		{"bad number first", `{"n":01,"key":"` + secret + `"}`},
+		{"byte order mark", "\ufeff" + `{"key":"` + secret + `"}`},
+		{"seventeenth", `[` + many + `{"key":"` + secret + `"}]`},
+		{"cut in the value", `{"id":"k1","key":"` + secret},
+		{"escaped name", `{"n":01,"api\u005fkey":"` + secret + `"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := newRecorder(t, respond(http.StatusCreated, tt.body, "X-Echo", secret))
+			c := newClient(t, rec.srv.URL, seoapi.WithMaxRetries(0))
+			_, resp, err := c.APIKeys.Create(context.Background(), "w1", &seoapi.APIKeyCreateRequest{Name: "ci"})
+			require.NotNil(t, resp)
+			assert.NotContains(t, fmt.Sprint(resp.Header), secret)
+			if err != nil {
+				assert.NotContains(t, fmt.Sprintf("%+v", err), secret)
+			}
+		})
+	}
+}
