@@ -38,13 +38,19 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	if _, ok := serverPath(u.EscapedPath()); !ok {
 		return nil, invalidArgument("base URL %q has a path servers may read differently (an escaped slash, a backslash or \"..;\")", u.Redacted())
 	}
+	addTrailingSlash(u)
+	return u, nil
+}
+
+// addTrailingSlash ends u's path with a slash, so that relative paths
+// resolve under it.
+func addTrailingSlash(u *url.URL) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 		if u.RawPath != "" {
 			u.RawPath += "/"
 		}
 	}
-	return u, nil
 }
 
 func isLoopback(host string) bool {
