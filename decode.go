@@ -162,6 +162,24 @@ func (d *decoder) checkContext() {
 	}
 }
 
+// isTypeName reports whether a normalised key is the name of res's type
+// in ASCII lower case ("workspace"), its singular-name envelope.
+func isTypeName(key []byte, res resource) bool {
+	name := reflect.TypeOf(res).Elem().Name()
+	if len(key) != len(name) {
+		return false
+	}
+	for i, c := range []byte(name) {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if key[i] != c {
+			return false
+		}
+	}
+	return true
+}
+
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
@@ -173,7 +191,7 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 	hasID := false
 	start, end := d.r.Object(func(key []byte) {
 		hasID = hasID || string(key) == "id"
-		wrapper := unwrap && inner == nil && (string(key) == "data" || strings.EqualFold(string(key), reflect.TypeOf(res).Elem().Name()))
+		wrapper := unwrap && inner == nil && (string(key) == "data" || isTypeName(key, res))
 		if wrapper && d.r.Peek() == '{' {
 			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
 			d.decodeObject(inner, false)

@@ -281,3 +281,30 @@ func BenchmarkDecodeOneProject(b *testing.B) {
 		}
 	}
 }
+
+// TestSingularNameIsASCII: a member whose name only Unicode case folding
+// turns into the resource's name (KELVIN SIGN for k, LONG S for s) is not
+// the singular-name envelope; "Workspace" in any ASCII case is.
+func TestSingularNameIsASCII(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body, id string
+		v              interface{ identity() string }
+	}{
+		{"kelvin and long s", `{"wor` + "\u212a\u017f" + `pace":{"id":"inner"}}`, "", &Workspace{}},
+		{"kelvin", `{"api` + "\u212a" + `ey":{"id":"inner","key":"s3cret_value"}}`, "", &APIKey{}},
+		{"ASCII case", `{"WorkSpace":{"id":"inner"}}`, "inner", &Workspace{}},
+		{"normalised", `{"api_key":{"id":"inner","key":"s3cret_value"}}`, "inner", &APIKey{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if err := decodeBody(context.Background(), []byte(tt.body), tt.v, nil, 10); err != nil {
+				t.Fatal(err)
+			}
+			if got := tt.v.identity(); got != tt.id {
+				t.Errorf("ID %q, want %q", got, tt.id)
+			}
+		})
+	}
+}

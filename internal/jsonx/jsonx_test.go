@@ -329,3 +329,18 @@ func bigTime(in string) (time.Time, bool) {
 	sec, nsec := new(big.Int).QuoRem(n, big.NewInt(1e9), new(big.Int))
 	return time.Unix(sec.Int64(), nsec.Int64()).UTC(), true
 }
+
+// TestTimeOfVeryLongNumbers: a number of over half a million digits is
+// refused as a time, even where an exponent cancels its digits, rather
+// than read wrong past the exponent's saturation.
+func TestTimeOfVeryLongNumbers(t *testing.T) {
+	t.Parallel()
+	const zeros = 1_100_000
+	for _, in := range []string{
+		"1" + strings.Repeat("0", zeros) + "e-1100000",
+		"0." + strings.Repeat("0", zeros) + "1e1100001",
+	} {
+		_, ok := Value(in).Time()
+		assert.False(t, ok, "%.12s…%s", in, in[len(in)-9:])
+	}
+}

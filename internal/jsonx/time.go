@@ -43,6 +43,11 @@ func (v Value) Time() (time.Time, bool) {
 // digit where it lies in v, so that nothing passes through a float and
 // nothing is allocated.
 func numericTime(v []byte) (time.Time, bool) {
+	if len(v) > 1<<19 {
+		// No time has so many digits, and exponent's saturation is exact
+		// only for numbers far shorter than its limit.
+		return time.Time{}, false
+	}
 	neg := v[0] == '-'
 	mantissa, exp := bytes.TrimPrefix(v, []byte("-")), 0
 	if i := bytes.IndexAny(mantissa, "eE"); i >= 0 {
