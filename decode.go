@@ -324,19 +324,8 @@ func unmarshalResource(data []byte, res resource) error {
 // decodeOther decodes into anything but a resource: a list of resources,
 // a pointer to a resource pointer, or a caller's own type.
 func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
-	switch dst := v.(type) {
-	case *[]*Project:
-		return decodeList(d, dst, resp, maxItems)
-	case *[]*Workspace:
-		return decodeList(d, dst, resp, maxItems)
-	case *[]*Member:
-		return decodeList(d, dst, resp, maxItems)
-	case *[]*ContentPlan:
-		return decodeList(d, dst, resp, maxItems)
-	case *[]*Competitor:
-		return decodeList(d, dst, resp, maxItems)
-	case *[]*APIKey:
-		return decodeList(d, dst, resp, maxItems)
+	if ok, err := d.decodeResourceList(v, resp, maxItems); ok {
+		return err
 	}
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
 		switch target := rv.Elem(); {
@@ -360,15 +349,66 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 	return json.Unmarshal(*d.body, v)
 }
 
-// decodeList decodes a list of at most maxItems resources, skipping null
-// elements, allocating them in chunks (see grow).
-func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, resp *Response, maxItems int) error {
+// decodeResourceList decodes into a slice of one of the SDK's resources,
+// of pointers or of values; ok is false for any other v.
+func (d *decoder) decodeResourceList(v any, resp *Response, maxItems int) (ok bool, err error) {
+	switch dst := v.(type) {
+	case *[]*Project:
+		return true, decodeList(d, dst, nil, resp, maxItems)
+	case *[]*Workspace:
+		return true, decodeList(d, dst, nil, resp, maxItems)
+	case *[]*Member:
+		return true, decodeList(d, dst, nil, resp, maxItems)
+	case *[]*ContentPlan:
+		return true, decodeList(d, dst, nil, resp, maxItems)
+	case *[]*Competitor:
+		return true, decodeList(d, dst, nil, resp, maxItems)
+	case *[]*APIKey:
+		return true, decodeList(d, dst, nil, resp, maxItems)
+	case *[]Project:
+		return true, decodeValues(d, dst, resp, maxItems)
+	case *[]Workspace:
+		return true, decodeValues(d, dst, resp, maxItems)
+	case *[]Member:
+		return true, decodeValues(d, dst, resp, maxItems)
+	case *[]ContentPlan:
+		return true, decodeValues(d, dst, resp, maxItems)
+	case *[]Competitor:
+		return true, decodeValues(d, dst, resp, maxItems)
+	case *[]APIKey:
+		return true, decodeValues(d, dst, resp, maxItems)
+	}
+	return false, nil
+}
+
+// decodeValues decodes a list into a caller's slice of resource values
+// (Client.Do with &[]seoapi.Project{}). A first pass counts the elements,
+// so that the values are allocated once, at their number.
+func decodeValues[T any, PT resourcePtr[T]](d *decoder, dst *[]T, resp *Response, maxItems int) error {
+	start, n := d.r.Pos(), 0
+	if _, err := d.readList(pluralOf[T](), resp, func(int) error { n++; return nil }); err != nil {
+		return err
+	}
+	d.r.Seek(start)
+	values := make([]T, min(n, maxItems))
+	var list []*T
+	if err := decodeList[T, PT](d, &list, values, resp, maxItems); err != nil {
+		return err
+	}
+	*dst = values[:len(list)]
+	return nil
+}
+
+func pluralOf[T any]() string { return strings.ToLower(reflect.TypeFor[T]().Name()) + "s" }
+
+// decodeList decodes a list of at most maxItems resources into dst,
+// skipping null elements. It takes the items from chunk, then from chunks
+// it allocates (see grow).
+func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, chunk []T, resp *Response, maxItems int) error {
 	list := []*T{}
-	var chunk []T
 	d.strings = new(strings.Builder)
 	first := 0 // where the list's first element starts
-	plural := strings.ToLower(reflect.TypeFor[T]().Name()) + "s"
-	_, err := d.readList(plural, resp, func(i int) error {
+	_, err := d.readList(pluralOf[T](), resp, func(i int) error {
 		if i == 0 {
 			first = d.r.Pos()
 		}

@@ -115,6 +115,8 @@ var decodeMemShapes = []decodeMemShape{
 	{"[1,...] into []int", listOf("[", "1", "]"), doInts},
 	{"[{},...] into []map", listOf("[", "{}", "]"), doMaps},
 	{"[{},...] at the default item limit, padded, into []map", atItemLimit, doMaps},
+	{"[128-byte content plans,...] into []ContentPlan", listOf("[", plan128, "]"), doPlanValues},
+	{"[{},...] at the default item limit, padded, into []ContentPlan", atItemLimit, doPlanValues},
 }
 
 // plan128 is a content plan of 127 bytes, 128 with the comma after it:
@@ -192,6 +194,12 @@ func createWorkspace(ctx context.Context, c *seoapi.Client) (int, any, error) {
 
 func doInts(ctx context.Context, c *seoapi.Client) (int, any, error) {
 	var out []int
+	err := doList(ctx, c, &out)
+	return len(out), out, err
+}
+
+func doPlanValues(ctx context.Context, c *seoapi.Client) (int, any, error) {
+	var out []seoapi.ContentPlan
 	err := doList(ctx, c, &out)
 	return len(out), out, err
 }

@@ -370,3 +370,30 @@ func TestMalformedListBodies(t *testing.T) {
 		assert.Nil(t, list, body)
 	}
 }
+
+// TestDoIntoResourceValues: Client.Do decodes a list into a slice of
+// resource values as into a slice of pointers: tolerant fields, Raw,
+// null elements skipped, an envelope's list and paging.
+func TestDoIntoResourceValues(t *testing.T) {
+	t.Parallel()
+	body := `{"data":[{"id":1,"Name":"a"},null,{"id":"p2","name":"b","extra":true}],"nextCursor":"c2"}`
+	rec := newRecorder(t, respond(200, body))
+	c := newClient(t, rec.srv.URL)
+	req, err := c.NewRequest(context.Background(), "GET", "api/workspaces/w1/projects", nil)
+	require.NoError(t, err)
+	var values []seoapi.Project
+	resp, err := c.Do(req, &values)
+	require.NoError(t, err)
+	require.Len(t, values, 2)
+	assert.Equal(t, []string{"1", "p2"}, []string{values[0].ID, values[1].ID})
+	assert.Equal(t, []string{"a", "b"}, []string{values[0].Name, values[1].Name})
+	assert.JSONEq(t, `{"id":"p2","name":"b","extra":true}`, string(values[1].Raw()))
+	assert.Equal(t, "c2", resp.NextCursor)
+
+	rec = newRecorder(t, respond(200, `[{"id":"a"},1]`))
+	c = newClient(t, rec.srv.URL)
+	req, err = c.NewRequest(context.Background(), "GET", "api/workspaces", nil)
+	require.NoError(t, err)
+	_, err = c.Do(req, &[]seoapi.Workspace{})
+	assert.ErrorIs(t, err, seoapi.ErrUnexpectedResponse, "a list element that is not an object")
+}
