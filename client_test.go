@@ -330,3 +330,15 @@ func TestResponsePrintsQuoted(t *testing.T) {
 		assert.NotContains(t, out, "\x1b", verb)
 	}
 }
+
+// TestBaseURLWithDoubleSlash: a base path holding "//" is kept as it is,
+// and the SDK's calls under it are sent.
+func TestBaseURLWithDoubleSlash(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[]`))
+	c := newClient(t, rec.srv.URL+"/a//b/")
+	_, _, err := c.Workspaces.List(context.Background(), nil)
+	require.NoError(t, err)
+	require.Len(t, rec.reqs, 1)
+	assert.Equal(t, "/a//b/api/workspaces", rec.reqs[0].Path)
+}

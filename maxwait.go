@@ -7,9 +7,10 @@ import (
 
 // RefuseWait is for Limiter implementations: it returns the error a
 // Limiter gives when it will not wait d, an *APIError matching
-// ErrRateLimited with StatusCode 0 and RetryAfter d (the client fills in
-// its Method, URL and Attempts). reason is the message; it should begin
-// with the limit that asked for the wait, such as "fleet limit".
+// ErrRateLimited with StatusCode 0 and RetryAfter d. The client fills in
+// its Method, URL and Attempts, so a Limiter returns a new one for each
+// refusal, never a value it shares. reason is the message; it should
+// begin with the limit that asked for the wait, such as "fleet limit".
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }

@@ -105,7 +105,7 @@ func (c *Client) keyMayGo(u *url.URL) bool {
 		return false
 	}
 	path := u.EscapedPath()
-	if strings.ContainsAny(path, `%\`) || strings.Contains(path, "/.") {
+	if strings.ContainsAny(path, `%\`) || strings.Contains(path, "/.") || strings.Contains(path, "//") {
 		var ok bool
 		if path, ok = serverPath(path); !ok {
 			return false

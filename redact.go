@@ -307,15 +307,24 @@ func secretValues(body []byte) (values []string, ok bool) {
 
 // looseSecretValues adds to values those of the string members of body
 // whose name isSecretMember, read as text: body need not be valid JSON.
-// It keeps at most 4 times maxSecretValues.
+// It reads the first maxLoosePairs members and keeps at most 4 times
+// maxSecretValues, so that a hostile body costs little.
 func looseSecretValues(body []byte, values []string) []string {
 	var buf [64]byte
-	for _, m := range memberPair.FindAllSubmatch(body, -1) {
-		name, value := unescapeJSON(string(m[1])), unescapeJSON(string(m[2]))
-		if len(values) < 4*maxSecretValues && isSecretMember(string(jsonx.NormalizeKey(&buf, []byte(name)))) &&
-			value != "" && value != redacted && !slices.Contains(values, value) {
+	for _, m := range memberPair.FindAllSubmatch(body, maxLoosePairs) {
+		name := m[1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			name = []byte(unescapeJSON(string(name)))
+		}
+		if len(values) == 4*maxSecretValues || !isSecretMember(string(jsonx.NormalizeKey(&buf, name))) {
+			continue
+		}
+		if value := unescapeJSON(string(m[2])); value != "" && value != redacted && !slices.Contains(values, value) {
 			values = append(values, value)
 		}
 	}
 	return values
 }
+
+// maxLoosePairs is how many members looseSecretValues reads.
+const maxLoosePairs = 4096

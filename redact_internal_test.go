@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -519,3 +520,19 @@ func FuzzSecretValues(f *testing.F) {
 
 // isSpaceOrControl is what NewClient refuses in a key.
 func isSpaceOrControl(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }
+
+// TestLooseSecretScanIsBounded: the text scan of a body that is not JSON
+// to its end allocates little, whatever the body repeats. It measures
+// allocation with MemStats, so it does not run in parallel.
+func TestLooseSecretScanIsBounded(t *testing.T) {
+	for _, unit := range []string{`"key":"`, `"a":"`, `"x":"\`} {
+		body := bytes.Repeat([]byte(unit), 4<<20/len(unit))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		secretValues(body)
+		runtime.ReadMemStats(&after)
+		if got := after.TotalAlloc - before.TotalAlloc; got > uint64(len(body)) {
+			t.Errorf("%s repeated: %d bytes allocated for a %d-byte body", unit, got, len(body))
+		}
+	}
+}
