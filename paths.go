@@ -35,8 +35,8 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	case u.RawQuery != "" || u.Fragment != "":
 		return nil, invalidArgument("base URL %q must not have a query or fragment", u.Redacted())
 	}
-	if _, ok := serverPath(u.EscapedPath()); !ok {
-		return nil, invalidArgument("base URL %q has a path servers may read differently (an escaped slash, a backslash or \"..;\")", u.Redacted())
+	if _, ok := serverPath(u.EscapedPath()); !ok || strings.Contains(u.EscapedPath(), "//") {
+		return nil, invalidArgument("base URL %q has a path servers may read differently (\"//\", an escaped slash, a backslash or \"..;\")", u.Redacted())
 	}
 	addTrailingSlash(u)
 	return u, nil
