@@ -162,22 +162,11 @@ func (d *decoder) checkContext() {
 	}
 }
 
-// isTypeName reports whether a normalised key is the name of res's type
-// in ASCII lower case ("workspace"), its singular-name envelope.
+// isTypeName reports whether a normalised key is the name of res's type,
+// normalised the same way ("workspace"): its singular-name envelope.
 func isTypeName(key []byte, res resource) bool {
-	name := reflect.TypeOf(res).Elem().Name()
-	if len(key) != len(name) {
-		return false
-	}
-	for i, c := range []byte(name) {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if key[i] != c {
-			return false
-		}
-	}
-	return true
+	var buf [64]byte
+	return string(key) == string(jsonx.NormalizeKey(&buf, []byte(reflect.TypeOf(res).Elem().Name())))
 }
 
 // stopped wraps the error of a context that ended during decoding.

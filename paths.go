@@ -147,13 +147,11 @@ func serverPath(escaped string) (path string, ok bool) {
 	return strings.Join(out, "/"), true
 }
 
-// dotWithParams reports a dot segment with ";params", the ";" written or
-// escaped: "..;x" is ".." to some servers and a name to others.
+// dotWithParams reports a segment, as decodeUnreserved leaves it, that is
+// a dot segment with ";params", the ";" written or escaped ("%3B"): "..;x"
+// is ".." to some servers and a name to others.
 func dotWithParams(seg string) bool {
-	if decoded, err := url.PathUnescape(seg); err == nil {
-		seg = decoded
-	}
-	name, _, params := strings.Cut(seg, ";")
+	name, _, params := strings.Cut(strings.ReplaceAll(seg, "%3B", ";"), ";")
 	return params && (name == "." || name == "..")
 }
 
