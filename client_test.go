@@ -341,3 +341,22 @@ func TestBaseURLWithDoubleSlash(t *testing.T) {
 		assert.ErrorIs(t, err, seoapi.ErrInvalidArgument, base)
 	}
 }
+
+// TestDotSegmentIDsNameTheID: an ID a server may read as a dot segment
+// ("." or ".." with ";params") fails before anything is sent, with an
+// error that names the argument rather than the URL.
+func TestDotSegmentIDsNameTheID(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(204, ""))
+	c := newClient(t, rec.srv.URL)
+	for _, id := range []string{".;x", "..;x", "..;", ".;"} {
+		_, err := c.Projects.Delete(context.Background(), "ws", id)
+		require.ErrorIs(t, err, seoapi.ErrInvalidArgument, id)
+		assert.Contains(t, err.Error(), "projectID", id)
+		assert.NotContains(t, err.Error(), "base URL", id)
+		_, err = c.Projects.Delete(context.Background(), id, "p")
+		require.ErrorIs(t, err, seoapi.ErrInvalidArgument, id)
+		assert.Contains(t, err.Error(), "workspaceID", id)
+	}
+	assert.Empty(t, rec.requests(), "nothing may reach the server")
+}

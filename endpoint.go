@@ -59,7 +59,7 @@ func idName(placeholder string) string {
 }
 
 // escapeID checks the ID for a placeholder and escapes it into exactly
-// one path segment ("a?b" travels as "a%3Fb"). Empty IDs, "." and "..",
+// one path segment ("a?b" travels as "a%3Fb"). Empty IDs, dot segments,
 // and IDs holding a slash, a backslash or control characters fail with
 // ErrInvalidArgument: a server or a gateway may split a segment at an
 // escaped slash.
@@ -68,8 +68,8 @@ func escapeID(placeholder, id string) (string, error) {
 	switch {
 	case id == "":
 		problem = "is empty"
-	case id == "." || id == "..":
-		problem = "is not a valid ID"
+	case dotSegment(id):
+		problem = `is "." or "..", alone or with ";params", which servers read as a dot segment`
 	case strings.ContainsAny(id, `/\`):
 		problem = "contains a slash or a backslash"
 	case strings.ContainsFunc(id, isControl):

@@ -38,19 +38,13 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	if _, ok := serverPath(u.EscapedPath()); !ok || strings.Contains(u.EscapedPath(), "//") {
 		return nil, invalidArgument("base URL %q has a path servers may read differently (\"//\", an escaped slash, a backslash or \"..;\")", u.Redacted())
 	}
-	addTrailingSlash(u)
-	return u, nil
-}
-
-// addTrailingSlash ends u's path with a slash, so that relative paths
-// resolve under it.
-func addTrailingSlash(u *url.URL) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 		if u.RawPath != "" {
 			u.RawPath += "/"
 		}
 	}
+	return u, nil
 }
 
 func isLoopback(host string) bool {
@@ -124,7 +118,7 @@ func serverPath(escaped string) (path string, ok bool) {
 	out := make([]string, 0, len(segments))
 	for i, seg := range segments {
 		seg, ok := decodeUnreserved(seg)
-		if !ok || dotWithParams(seg) {
+		if !ok || seg != "." && seg != ".." && dotSegment(strings.ReplaceAll(seg, "%3B", ";")) {
 			return "", false
 		}
 		last := i == len(segments)-1
@@ -147,12 +141,11 @@ func serverPath(escaped string) (path string, ok bool) {
 	return strings.Join(out, "/"), true
 }
 
-// dotWithParams reports a segment, as decodeUnreserved leaves it, that is
-// a dot segment with ";params", the ";" written or escaped ("%3B"): "..;x"
-// is ".." to some servers and a name to others.
-func dotWithParams(seg string) bool {
-	name, _, params := strings.Cut(strings.ReplaceAll(seg, "%3B", ";"), ";")
-	return params && (name == "." || name == "..")
+// dotSegment reports a segment that is "." or "..", alone or with
+// ";params": "..;x" is ".." to some servers and a name to others.
+func dotSegment(seg string) bool {
+	name, _, _ := strings.Cut(seg, ";")
+	return name == "." || name == ".."
 }
 
 // decodeUnreserved decodes the escapes of unreserved characters in one
