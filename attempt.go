@@ -40,8 +40,7 @@ type result struct {
 	refusedWait time.Duration // a wait the policy refused: the server's, or the limiter's
 }
 
-// mayHaveTakenEffect reports whether the attempt's request may have done
-// what it asked, although the call goes on.
+// mayHaveTakenEffect reports whether the attempt's request may have done what it asked.
 func (r *result) mayHaveTakenEffect() bool {
 	return r.mayHaveLeft || serverError(r.status)
 }
@@ -51,14 +50,12 @@ func serverError(status int) bool { return status >= 500 && status <= 599 }
 // hopTransport is the RoundTripper under the retry loop and http.Client's
 // redirects: one RoundTrip is one hop of an attempt.
 type hopTransport struct {
-	next    http.RoundTripper
-	builtIn bool // next is the net/http Transport the SDK built
-	limiter attemptLimiter
-	maxWait time.Duration
-	// timeout bounds one hop, body included (the Timeout of the
-	// http.Client the SDK was given).
-	timeout  time.Duration
-	observed bool // the client has observers, told about each attempt
+	next     http.RoundTripper
+	builtIn  bool // next is the net/http Transport the SDK built
+	limiter  attemptLimiter
+	maxWait  time.Duration
+	timeout  time.Duration // bounds one hop, body included: the caller's http.Client.Timeout
+	observed bool          // the client has observers, told about each attempt
 }
 
 // RoundTrip waits for the limiter's turn, sends req and tells the limiter
@@ -72,12 +69,11 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		ticket, err = t.limiter.acquire(req.Context(), t.maxWait, nil)
 	}
 	if err != nil {
-		return nil, &turnError{err}
+		return nil, &limiterError{err}
 	}
 	ctx, cancel := req.Context(), context.CancelFunc(func() {})
 	if t.timeout > 0 {
-		// The Timeout of the caller's http.Client bounds the hop, body
-		// included: it ends when the body is closed.
+		// The hop ends when its body is closed (hopBody).
 		ctx, cancel = context.WithTimeoutCause(ctx, t.timeout, errAttemptTimeout)
 		req = req.WithContext(ctx)
 	}
@@ -133,8 +129,7 @@ func (cl *call) settle(ctx context.Context, resp *http.Response, err error) (boo
 
 // answered reads the answer: headers cleaned of the key and read once,
 // the server's hold told to the limiter, the body read whole within the
-// cap, so that a body cut short fails the attempt and the policy can try
-// again.
+// cap, so that a body cut short fails the attempt and may be retried.
 func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	c := cl.client
 	now := c.now()
@@ -208,19 +203,19 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 		r.status = resp.StatusCode
 		resp.Body.Close()
 	}
-	var turn *turnError
-	if !errors.As(err, &turn) {
+	var lim *limiterError
+	if !errors.As(err, &lim) {
 		r.sent = true
 		r.mayHaveLeft = cl.mayHaveLeft(ctx, err)
 	}
 	switch {
 	case ctx.Err() != nil && !errors.Is(err, errAttemptTimeout):
 		r.err = ctx.Err()
-	case turn != nil && errors.As(turn.err, &r.refusal) && r.refusal.StatusCode == 0:
+	case lim != nil && errors.As(lim.err, &r.refusal) && r.refusal.StatusCode == 0:
 		r.kind = ErrRateLimited
-	case turn != nil:
+	case lim != nil:
 		r.refusal = nil
-		r.err, r.kind = &limiterError{turn.err}, kindOf(turn.err)
+		r.err, r.kind = lim, kindOf(lim.err)
 	case errors.As(err, new(*redirectError)):
 		r.kind = ErrUnexpectedResponse
 	default:
@@ -276,9 +271,7 @@ func (cl *call) record(r result) {
 		cl.last.retry, cl.last.refusedWait = false, r.refusal.RetryAfter
 		return
 	}
-	if cl.last.sent && cl.last.mayHaveTakenEffect() {
-		cl.effect = true
-	}
+	cl.effect = cl.effect || cl.last.sent && cl.last.mayHaveTakenEffect()
 	cl.last = r
 }
 
@@ -300,18 +293,12 @@ func connectError(err error) bool {
 		errors.As(err, &auth) || errors.As(err, &host)
 }
 
-// errAttemptTimeout ends a hop that took longer than the HTTP client's
-// Timeout.
+// errAttemptTimeout ends a hop longer than the HTTP client's Timeout.
 var errAttemptTimeout = errors.New("attempt timed out")
 
-// turnError is a failure of the limiter's turn: nothing was sent.
-type turnError struct{ err error }
-
-func (e *turnError) Error() string { return e.err.Error() }
-func (e *turnError) Unwrap() error { return e.err }
-
-// limiterError is a failure of the limiter itself (a fleet limiter that
-// cannot reach Redis, say): nothing was sent, and the call ends at once.
+// limiterError is a failure of the limiter's turn: nothing was sent. A
+// refusal to wait is ErrRateLimited; any other failure (a fleet limiter
+// that cannot reach Redis, say) ends the call at once.
 type limiterError struct{ err error }
 
 func (e *limiterError) Error() string { return "rate limiter: " + e.err.Error() }

@@ -36,11 +36,9 @@ func readCapped(r io.Reader, length, limit int64) ([]byte, error) {
 }
 
 // readUnknown reads a body of unknown length into a buffer that doubles
-// while it holds at most a sixteenth of the limit, and then grows once to
-// the limit: the buffers it leaves behind add up to an eighth of the
-// limit at most. A body that fills less than half of its buffer is then
-// copied to one of its own size, so that what the call keeps is never
-// more than twice the body.
+// up to a sixteenth of the limit, then grows once to the limit, leaving
+// at most an eighth of the limit behind. fit then keeps at most twice the
+// body.
 func readUnknown(r io.Reader, limit int64) ([]byte, error) {
 	buf := make([]byte, 0, min(limit+1, 4<<10))
 	for {

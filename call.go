@@ -55,11 +55,10 @@ func (c *Client) Do(req *http.Request, v any) (*Response, error) {
 }
 
 // call is one call: its request, and what its attempts came to.
-// go-retryablehttp's loop runs the attempts; its hooks are methods of the
-// call, in the order they run: prepare (the attempt's copy of the body),
-// then hopTransport.RoundTrip for each hop (limiter's turn, send), settle
-// (the answer read and classified once, decide, record) and backoff (the
-// wait settle decided). finish turns the last result into the call's.
+// go-retryablehttp's loop runs the attempts through hooks, in this order:
+// prepare (the attempt's copy of the body), hopTransport.RoundTrip for
+// each hop (limiter's turn, send), settle (read, classify, decide, record)
+// and backoff (the wait settle decided). finish makes the call's result.
 type call struct {
 	client *Client
 	ep     *endpoint
@@ -68,14 +67,13 @@ type call struct {
 	obs    *observation
 	rc     retryablehttp.Client // the loop that runs the attempts
 
-	// marks are what is known of the current attempt's request (see
-	// attemptMarks); the trace's hooks may run on net/http's goroutines.
+	// marks are the current attempt's; the trace may set them from
+	// net/http's goroutines.
 	marks        atomic.Pointer[attemptMarks]
 	attemptStart time.Time
 	attempts     int    // attempts sent
 	last         result // the latest attempt's, as settle worked it out
 	idem         bool   // whether repeating the request can do no harm
-	traced       bool   // the request carries the trace that sets the marks
 	// effect is set once an attempt that was not the last may have taken
 	// effect (it may have left and got no answer, or a 5xx).
 	effect bool
@@ -90,17 +88,15 @@ func (c *Client) newCall(ep *endpoint, method string, body []byte) *call {
 // may have left, written once net/http wrote it whole (see context, prepare).
 type attemptMarks struct{ left, written atomic.Bool }
 
-// context returns the context the call's request must carry. A request
-// with a body gets a trace that marks the current attempt: left once
-// net/http has a connection for it (it calls GotConn within RoundTrip,
-// before it writes anything), written once net/http wrote it whole. A
-// caller's transport that sends other requests with the same context
-// marks the attempt too early, which only makes the SDK more careful.
+// context returns the context the call's request must carry: with a
+// body, a trace that marks the current attempt left once net/http has a
+// connection for it (GotConn, before it writes anything) and written once
+// it wrote it whole. A caller's transport that sends other requests with
+// the same context marks it too early, which only makes the SDK careful.
 func (cl *call) context(ctx context.Context) context.Context {
 	if ctx == nil || cl.body == nil {
 		return ctx
 	}
-	cl.traced = true
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		// Before the first attempt there are no marks: a request an
 		// observer sends with the call's context at its start is not the call's.
@@ -159,7 +155,7 @@ func (cl *call) run(req *http.Request, v any) (*Response, error) {
 		RetryMax:     cl.client.retry.maxRetries,
 		CheckRetry:   cl.settle,
 		Backoff:      cl.backoff,
-		ErrorHandler: passThrough,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler, // finish reads the last result
 		PrepareRetry: cl.prepare,
 	}
 	if _, err := cl.rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || cl.last.resp == nil && cl.last.err == nil) {
@@ -171,8 +167,7 @@ func (cl *call) run(req *http.Request, v any) (*Response, error) {
 }
 
 // prepare is go-retryablehttp's PrepareRetry, and readies the first
-// attempt too: the attempt sends a fresh copy of the body, which records
-// whether it was read or copied.
+// attempt too: a fresh copy of the body that marks when it is read.
 func (cl *call) prepare(req *http.Request) error {
 	cl.attemptStart = cl.client.now()
 	marks := new(attemptMarks)
@@ -182,7 +177,7 @@ func (cl *call) prepare(req *http.Request) error {
 	}
 	left := &marks.left
 	req.ContentLength = int64(len(cl.body))
-	if cl.traced && cl.client.transport.builtIn {
+	if cl.client.transport.builtIn {
 		// Only where the trace certainly marks the attempt: a reader
 		// net/http knows to be in memory records no read, and goes out in
 		// the same write as the headers.
@@ -202,10 +197,9 @@ func (cl *call) prepare(req *http.Request) error {
 	return nil
 }
 
-// refusedBody is the copy GetBody gives a write that net/http wrote whole:
-// reading it fails, so it is not sent again. http.Client also takes a copy
-// for a 307 or 308 before checkRedirect, which never follows one for a
-// write, refuses it: that copy is never read.
+// refusedBody is the copy GetBody gives a write net/http wrote whole:
+// reading it fails, so it is not sent again. (http.Client's copy for a 307
+// or 308 is never read: checkRedirect never follows one for a write.)
 type refusedBody struct{}
 
 func (refusedBody) Read([]byte) (int, error) { return 0, errNoResend }
@@ -216,12 +210,6 @@ var errNoResend = errors.New("seoapi: a write the transport wrote whole is not s
 // backoff is go-retryablehttp's Backoff: the wait settle decided.
 func (cl *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
 	return cl.last.wait
-}
-
-// passThrough is go-retryablehttp's ErrorHandler: the call reads its last
-// result, not the loop's "giving up" error.
-func passThrough(resp *http.Response, err error, _ int) (*http.Response, error) {
-	return resp, err
 }
 
 // finish turns the last result into the call's Response and error, and

@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -18,9 +19,8 @@ const Version = "0.1.0"
 // unless WithMaxResponseBytes says otherwise.
 const DefaultMaxResponseBytes = 32 << 20
 
-// stallTimeout is how long the HTTP client the SDK builds itself waits for
-// a connection, for the response's headers, and for each read or write on
-// the connection; WithHTTPClient replaces it.
+// stallTimeout is how long the SDK's own HTTP client waits for any
+// progress (see newStallTransport).
 const stallTimeout = 60 * time.Second
 
 // Environment variables read by NewClientFromEnv.
@@ -84,18 +84,20 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 	cfg := clientConfig{
 		maxResponseBytes: DefaultMaxResponseBytes,
 		rateLimit:        defaultRateLimitConfig(),
-		retry:            defaultRetryPolicy(),
+		retry: retryPolicy{
+			maxRetries: DefaultMaxRetries,
+			waitMin:    DefaultRetryWaitMin,
+			waitMax:    DefaultRetryWaitMax,
+			maxWait:    DefaultMaxWait,
+		},
 	}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
 		}
 	}
-	if err := cfg.rateLimit.check(); err != nil {
-		cfg.errs = append(cfg.errs, err)
-	}
-	if len(cfg.errs) > 0 {
-		return nil, cfg.errs[0]
+	if err := cmp.Or(cfg.err, cfg.rateLimit.check()); err != nil {
+		return nil, err
 	}
 	if err := checkAPIKey(apiKey); err != nil {
 		return nil, err
@@ -110,7 +112,7 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 	c := &Client{
 		baseURL:          base,
 		apiKey:           Ptr(Secret(apiKey)),
-		userAgent:        userAgent(cfg.userAgent),
+		userAgent:        strings.TrimPrefix(cfg.userAgent+" seoapi-go/"+Version, " "),
 		maxResponseBytes: cfg.maxResponseBytes,
 		maxItems:         defaultMaxItems(cfg.maxItems, cfg.maxResponseBytes),
 		retry:            cfg.retry,
@@ -170,14 +172,6 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-func userAgent(prefix string) string {
-	own := "seoapi-go/" + Version
-	if prefix == "" {
-		return own
-	}
-	return prefix + " " + own
-}
-
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 // MinAPIKeyLength is the length of the shortest API key NewClient
@@ -187,8 +181,6 @@ const MinAPIKeyLength = 8
 
 func checkAPIKey(key string) error {
 	switch {
-	case key == "":
-		return invalidArgument("API key is empty")
 	case len(key) < MinAPIKeyLength:
 		return invalidArgument("API key is shorter than %d characters", MinAPIKeyLength)
 	case strings.ContainsFunc(key, func(r rune) bool { return isControl(r) || r == ' ' || r == '\u00a0' }):
@@ -197,11 +189,9 @@ func checkAPIKey(key string) error {
 	return nil
 }
 
-// wrapHTTPClient returns the HTTP client every attempt goes through: a copy
-// of hc (or a new one) whose transport waits for the rate limiter and reads
-// each body within its attempt, and which follows a redirect only inside
-// the base URL. hc's Timeout moves into the transport, where it bounds the
-// attempt, body included.
+// wrapHTTPClient returns the HTTP client every attempt goes through: a
+// copy of hc (or a new one) sending through a hopTransport, which also
+// takes hc's Timeout, and following redirects only inside the base URL.
 func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Client {
 	var wrapped http.Client
 	if hc != nil {

@@ -21,11 +21,9 @@ func encodeBody(body any) ([]byte, error) {
 	return data, nil
 }
 
-// marshalRequest encodes a request type: typed, the request converted to a
-// type without methods whose tags name its fields, then the members of
-// extra (sorted by name, as encoding/json orders a map) that no set typed
-// field names, so a set typed field wins over an Extra member of the same
-// name and an unset one leaves the Extra member in place.
+// marshalRequest encodes a request type: typed (its fields, in a type
+// without methods), then the members of extra, sorted by name as
+// encoding/json sorts a map, that no set typed field names.
 func marshalRequest(typed any, extra map[string]any) ([]byte, error) {
 	b, err := json.Marshal(typed)
 	if err != nil || len(extra) == 0 {

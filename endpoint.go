@@ -6,19 +6,14 @@ import (
 	"strings"
 )
 
-// endpoint describes one endpoint of the API. Each is declared once,
-// beside the service method that calls it; the observers' operation and
-// route, the withholding of a created secret and the path the method
-// sends to all come from it.
+// endpoint describes one endpoint of the API, declared once beside the
+// service method that calls it: its path, the observers' operation and
+// route, and whether its answer holds a created secret.
 type endpoint struct {
 	operation string // the SDK method, such as "Projects.Create"
 	method    string
-	// route is the path template of the published spec, its IDs as {id}
-	// and {projectId}: "/api/workspaces/{id}/projects".
-	route string
-	// secret is set when the answer holds a created secret (a new API
-	// key): it never goes into an error.
-	secret bool
+	route     string // the published path, its IDs as {id} and {projectId}
+	secret    bool   // the answer holds a created secret (a new API key)
 }
 
 // name is the method and route, such as
@@ -92,10 +87,9 @@ func endpoints() []*endpoint {
 	}
 }
 
-// endpointOf returns the endpoint a request sent with Client.Do goes to,
-// matched by its method and path; a request no endpoint matches is
-// "Client.Do" with the route "/{path}", so that no ID reaches an
-// aggregate.
+// endpointOf returns the endpoint a request sent with Client.Do goes to;
+// any other request is "Client.Do" with the route "/{path}", so that no
+// ID reaches an aggregate.
 func (c *Client) endpointOf(req *http.Request) *endpoint {
 	rel := strings.TrimPrefix(req.URL.EscapedPath(), c.baseURL.EscapedPath())
 	path := strings.Split(strings.Trim(rel, "/"), "/")

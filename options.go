@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -19,11 +20,19 @@ type clientConfig struct {
 	rateLimit        rateLimitConfig
 	retry            retryPolicy
 	observers        []Observer
-	errs             []error
+	err              error // the first error an option found
 }
 
-func (cfg *clientConfig) reject(format string, args ...any) {
-	cfg.errs = append(cfg.errs, invalidArgument(format, args...))
+// option returns an Option that applies set when ok, and otherwise fails
+// NewClient with ErrInvalidArgument and the message format describes.
+func option(ok bool, set func(*clientConfig), format string, args ...any) Option {
+	return func(cfg *clientConfig) {
+		if !ok {
+			cfg.err = cmp.Or(cfg.err, invalidArgument(format, args...))
+			return
+		}
+		set(cfg)
+	}
 }
 
 // WithHTTPClient makes the Client send through hc. The SDK wraps a copy of
@@ -31,25 +40,14 @@ func (cfg *clientConfig) reject(format string, args ...any) {
 // Timeout applies to each attempt (to each hop, when it follows a
 // redirect), body included.
 func WithHTTPClient(hc *http.Client) Option {
-	return func(cfg *clientConfig) {
-		if hc == nil {
-			cfg.reject("WithHTTPClient: nil *http.Client")
-			return
-		}
-		cfg.httpClient = hc
-	}
+	return option(hc != nil, func(cfg *clientConfig) { cfg.httpClient = hc }, "WithHTTPClient: nil *http.Client")
 }
 
 // WithUserAgent puts ua in front of the SDK's own User-Agent, so the server
 // sees "ua seoapi-go/<version>".
 func WithUserAgent(ua string) Option {
-	return func(cfg *clientConfig) {
-		if strings.ContainsFunc(ua, isControl) {
-			cfg.reject("WithUserAgent: user agent contains control characters")
-			return
-		}
-		cfg.userAgent = strings.TrimSpace(ua)
-	}
+	return option(!strings.ContainsFunc(ua, isControl), func(cfg *clientConfig) { cfg.userAgent = strings.TrimSpace(ua) },
+		"WithUserAgent: user agent contains control characters")
 }
 
 // WithLogger makes the SDK log each attempt at Debug and long waits at Warn
@@ -67,13 +65,8 @@ func WithLogger(l *slog.Logger) Option {
 // WithMaxResponseBytes caps how much of a response body the SDK reads; a
 // larger body fails the call. The default is 32 MiB.
 func WithMaxResponseBytes(n int64) Option {
-	return func(cfg *clientConfig) {
-		if n <= 0 {
-			cfg.reject("WithMaxResponseBytes: %d is not positive", n)
-			return
-		}
-		cfg.maxResponseBytes = n
-	}
+	return option(n > 0, func(cfg *clientConfig) { cfg.maxResponseBytes = n },
+		"WithMaxResponseBytes: %d is not positive", n)
 }
 
 // WithInsecureHTTP allows a plain http base URL whose host is not loopback.
@@ -85,25 +78,14 @@ func WithInsecureHTTP() Option {
 // WithMaxRetries sets how many times a call is retried after its first
 // attempt (default 3); 0 turns retrying off.
 func WithMaxRetries(n int) Option {
-	return func(cfg *clientConfig) {
-		if n < 0 {
-			cfg.reject("WithMaxRetries(%d): negative", n)
-			return
-		}
-		cfg.retry.maxRetries = n
-	}
+	return option(n >= 0, func(cfg *clientConfig) { cfg.retry.maxRetries = n }, "WithMaxRetries(%d): negative", n)
 }
 
 // WithRetryWait bounds the backoff between retries when the server does
 // not say how long to wait (default 500ms to 8s).
 func WithRetryWait(min, max time.Duration) Option {
-	return func(cfg *clientConfig) {
-		if min < 0 || max < min {
-			cfg.reject("WithRetryWait(%s, %s): need 0 <= min <= max", min, max)
-			return
-		}
-		cfg.retry.waitMin, cfg.retry.waitMax = min, max
-	}
+	return option(min >= 0 && max >= min, func(cfg *clientConfig) { cfg.retry.waitMin, cfg.retry.waitMax = min, max },
+		"WithRetryWait(%s, %s): need 0 <= min <= max", min, max)
 }
 
 // WithMaxWait sets the longest single wait the SDK accepts (default 60s).
@@ -113,25 +95,14 @@ func WithRetryWait(min, max time.Duration) Option {
 // as a 429 (ErrRateLimited) or a 503 (ErrServer), with RetryAfter set to
 // the wait refused.
 func WithMaxWait(d time.Duration) Option {
-	return func(cfg *clientConfig) {
-		if d < 0 {
-			cfg.reject("WithMaxWait(%s): negative", d)
-			return
-		}
-		cfg.retry.maxWait = d
-	}
+	return option(d >= 0, func(cfg *clientConfig) { cfg.retry.maxWait = d }, "WithMaxWait(%s): negative", d)
 }
 
 // WithObserver adds o to the observers told about every call (see
 // Observer). Several can be given; each is told in the order given.
 func WithObserver(o Observer) Option {
-	return func(cfg *clientConfig) {
-		if o == nil {
-			cfg.reject("WithObserver: nil Observer")
-			return
-		}
-		cfg.observers = append(cfg.observers, o)
-	}
+	return option(o != nil, func(cfg *clientConfig) { cfg.observers = append(cfg.observers, o) },
+		"WithObserver: nil Observer")
 }
 
 // WithMaxItems caps how many elements the SDK decodes from one list
@@ -144,13 +115,7 @@ func WithObserver(o Observer) Option {
 // counts the resources of a list (not the null elements, skipped), and
 // the elements of a list Client.Do decodes into a caller's slice type.
 func WithMaxItems(n int) Option {
-	return func(cfg *clientConfig) {
-		if n <= 0 {
-			cfg.reject("WithMaxItems: %d is not positive", n)
-			return
-		}
-		cfg.maxItems = n
-	}
+	return option(n > 0, func(cfg *clientConfig) { cfg.maxItems = n }, "WithMaxItems: %d is not positive", n)
 }
 
 // rateLimitConfig is what the limiter options chose.
@@ -196,12 +161,9 @@ func (rl *rateLimitConfig) check() error {
 // default is the published 10 000 an hour and 50 a second. It excludes
 // WithLimiter and WithoutRateLimit.
 func WithRateLimit(perHour, perSecond int) Option {
-	return func(cfg *clientConfig) {
-		if perHour <= 0 || perSecond <= 0 {
-			cfg.reject("WithRateLimit(%d, %d): limits must be positive", perHour, perSecond)
-		}
+	return option(perHour > 0 && perSecond > 0, func(cfg *clientConfig) {
 		cfg.rateLimit.perHour, cfg.rateLimit.perSecond, cfg.rateLimit.limits = perHour, perSecond, true
-	}
+	}, "WithRateLimit(%d, %d): limits must be positive", perHour, perSecond)
 }
 
 // WithLimiter replaces the built-in limiter with l, for example one shared
@@ -210,12 +172,7 @@ func WithRateLimit(perHour, perSecond int) Option {
 // the client itself. WithLimiter, WithRateLimit and WithoutRateLimit
 // exclude each other: two of them fail NewClient with ErrInvalidArgument.
 func WithLimiter(l Limiter) Option {
-	return func(cfg *clientConfig) {
-		if l == nil {
-			cfg.reject("WithLimiter: nil Limiter")
-		}
-		cfg.rateLimit.limiter = l
-	}
+	return option(l != nil, func(cfg *clientConfig) { cfg.rateLimit.limiter = l }, "WithLimiter: nil Limiter")
 }
 
 // WithoutRateLimit turns the client-side limiter off. The server's hold
@@ -234,10 +191,7 @@ func WithoutRateLimit() Option {
 // negative value, a reserve as large as the limit, WithoutRateLimit, or a
 // Limiter other than NewLimiter's fails NewClient with ErrInvalidArgument.
 func WithReserve(perHour, perSecond int) Option {
-	return func(cfg *clientConfig) {
-		if perHour < 0 || perSecond < 0 {
-			cfg.reject("WithReserve(%d, %d): a reserve cannot be negative", perHour, perSecond)
-		}
+	return option(perHour >= 0 && perSecond >= 0, func(cfg *clientConfig) {
 		cfg.rateLimit.reserve = windowReserve{perHour: perHour, perSecond: perSecond}
-	}
+	}, "WithReserve(%d, %d): a reserve cannot be negative", perHour, perSecond)
 }

@@ -38,27 +38,27 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	if _, ok := serverPath(u.EscapedPath()); !ok || strings.Contains(u.EscapedPath(), "//") {
 		return nil, invalidArgument("base URL %q has a path servers may read differently (\"//\", an escaped slash, a backslash or \"..;\")", u.Redacted())
 	}
+	addTrailingSlash(u)
+	return u, nil
+}
+
+func addTrailingSlash(u *url.URL) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 		if u.RawPath != "" {
 			u.RawPath += "/"
 		}
 	}
-	return u, nil
 }
 
 func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
 	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback()
 }
 
 // resolve returns the URL for path: a plain relative path (the SDK's
-// own) is joined to the base URL as text, parsed once by http.NewRequest;
-// any other reference is resolved against the base URL. Either way the
-// result still has to pass keyMayGo.
+// own) is joined to the base URL as text, any other reference resolved
+// against it. Either way the result still has to pass keyMayGo.
 func (c *Client) resolve(path string) (string, error) {
 	if plainRelative(path) {
 		return c.baseString + strings.TrimPrefix(path, "/"), nil
@@ -77,11 +77,8 @@ func (c *Client) resolve(path string) (string, error) {
 // it is: no scheme or authority, no dot segment, no fragment, nothing
 // that needs escaping.
 func plainRelative(path string) bool {
-	if strings.HasPrefix(path, "//") {
-		return false
-	}
 	p := strings.TrimPrefix(path, "/")
-	return p != "" && !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") && strings.Trim(p, plainPathChars) == ""
+	return p != "" && p[0] != '.' && p[0] != '/' && !strings.Contains(p, "/.") && strings.Trim(p, plainPathChars) == ""
 }
 
 // plainPathChars are the characters a plain relative path may hold.

@@ -13,7 +13,6 @@ const maxRedirects = 10
 type redirectError struct{ err error }
 
 func (e *redirectError) Error() string { return "redirect not followed: " + e.err.Error() }
-
 func (e *redirectError) Unwrap() error { return e.err }
 
 // checkRedirect follows a redirect only when it keeps the method, the
@@ -26,7 +25,8 @@ func (e *redirectError) Unwrap() error { return e.err }
 func (c *Client) checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
 	return func(req *http.Request, via []*http.Request) error {
 		switch method := via[0].Method; {
-		case req.Method != method || !redirectableMethod(method) || !c.keyMayGo(req.URL):
+		case req.Method != method || !c.keyMayGo(req.URL),
+			method != http.MethodGet && method != http.MethodHead && method != http.MethodDelete:
 			return http.ErrUseLastResponse
 		case len(via) >= maxRedirects:
 			return &redirectError{fmt.Errorf("stopped after %d redirects", maxRedirects)}
@@ -39,8 +39,4 @@ func (c *Client) checkRedirect(user func(*http.Request, []*http.Request) error) 
 		}
 		return err
 	}
-}
-
-func redirectableMethod(method string) bool {
-	return method == http.MethodGet || method == http.MethodHead || method == http.MethodDelete
 }

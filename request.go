@@ -54,10 +54,8 @@ func (c *Client) newRequest(ctx context.Context, method, path string, body io.Re
 	return req, nil
 }
 
-// sentBody is the body of one attempt. It marks left once anything reads
-// it: a transport reads a body only once it has a connection, so until
-// then the request cannot have left. A copy made with the request's
-// GetBody marks left too (see call.prepare).
+// sentBody is the body of one attempt. It marks left once read: a
+// transport reads a body only once it has a connection (see call.prepare).
 type sentBody struct {
 	r    bytes.Reader
 	left *atomic.Bool

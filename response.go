@@ -92,10 +92,7 @@ func (c *Client) newResponse(r *result, attempts int) *Response {
 // form: the SDK never sends it back, and no Response shows it. A list
 // fails its page on it (fetchList).
 func (c *Client) dropNextWithKey(resp *Response) {
-	if resp.NextURL == "" && resp.NextCursor == "" {
-		return
-	}
-	if c.holdsKey(resp.NextURL) || c.holdsKey(resp.NextCursor) {
+	if resp.NextURL != "" && c.holdsKey(resp.NextURL) || resp.NextCursor != "" && c.holdsKey(resp.NextCursor) {
 		resp.NextURL, resp.NextCursor, resp.NextPage = "", "", 0
 		resp.nextHeldKey = true
 	}

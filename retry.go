@@ -23,15 +23,6 @@ type retryPolicy struct {
 	maxWait          time.Duration
 }
 
-func defaultRetryPolicy() retryPolicy {
-	return retryPolicy{
-		maxRetries: DefaultMaxRetries,
-		waitMin:    DefaultRetryWaitMin,
-		waitMax:    DefaultRetryWaitMax,
-		maxWait:    DefaultMaxWait,
-	}
-}
-
 func idempotent(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:

@@ -8,11 +8,9 @@ import (
 )
 
 // newStallTransport is the transport of the HTTP client the SDK builds
-// itself. It fails an attempt that stalls: no connection, no response
-// headers, or no progress reading or writing for d. A stalled attempt is
-// caught without a timer and a context per attempt, which cost a call
-// more than the rest of the SDK's overhead, and a large body that keeps
-// arriving is never cut off.
+// itself. It fails an attempt with no connection, no response headers, or
+// no progress reading or writing for d: no timer or context per attempt,
+// and a large body that keeps arriving is never cut off.
 func newStallTransport(d time.Duration) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = d
