@@ -212,7 +212,7 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 	case ctx.Err() != nil && !errors.Is(err, errAttemptTimeout):
 		r.err = ctx.Err()
 	case lim != nil && errors.As(lim.err, &r.refusal) && r.refusal.StatusCode == 0:
-		r.kind = ErrRateLimited
+		r.err, r.kind = lim.err, ErrRateLimited // the refusal says what happened
 	case lim != nil:
 		r.refusal = nil
 		r.err, r.kind = lim, kindOf(lim.err)
