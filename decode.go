@@ -576,22 +576,21 @@ func (r *Response) readPaging(p *paging) bool {
 	if string(p.vals[hasMore]) == "false" {
 		return true // the server said this is the last page
 	}
-	if next := p.vals[nextLink]; next != nil {
-		if next.IsObject() {
-			next, _ = jsonx.Member(next, "href", "url")
+	next := p.vals[nextLink]
+	if next.IsObject() {
+		next, _ = jsonx.Member(next, "href", "url")
+	}
+	if s, ok := next.String(); ok && s != "" {
+		if strings.ContainsAny(s, "/?") {
+			r.setNextURL(s)
+		} else {
+			r.NextCursor = s
 		}
-		if s, ok := next.String(); ok && s != "" {
-			if strings.ContainsAny(s, "/?") {
-				r.setNextURL(s)
-			} else {
-				r.NextCursor = s
-			}
-			return true
-		}
-		if n, ok := next.Int(); ok && n > 0 {
-			r.NextPage = n
-			return true
-		}
+		return true
+	}
+	if n, ok := next.Int(); ok && n > 0 {
+		r.NextPage = n
+		return true
 	}
 	c, _ := p.vals[nextCursor].Text()
 	if c == "" && more {
