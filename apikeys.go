@@ -32,14 +32,11 @@ func (s Secret) GoString() string { return fmt.Sprintf("seoapi.Secret(%q)", s.St
 
 // Format keeps the value out of every fmt verb, %x and %q included.
 func (s Secret) Format(f fmt.State, verb rune) {
-	switch {
-	case verb == 'v' && f.Flag('#'):
+	if verb == 'v' && f.Flag('#') {
 		fmt.Fprint(f, s.GoString())
-	case verb == 'q':
-		fmt.Fprintf(f, "%q", s.String())
-	default:
-		fmt.Fprint(f, s.String())
+		return
 	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), s.String())
 }
 
 // LogValue keeps the value out of slog records.
@@ -52,11 +49,10 @@ func (s Secret) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) 
 // APIKey is an API key of a workspace. Key holds the secret, which the
 // server is assumed to return only when the key is created.
 //
-// An APIKey never shows its secret or its raw JSON when printed with any
-// fmt verb (%v, %+v, %s, %#v...), logged with slog (text or JSON) or
-// encoded as JSON: all of these give the typed fields with Key as
-// "[REDACTED]". string(k.Key) and k.Raw() give the secret deliberately:
-// handle Raw as carefully as Key.
+// Printed with any fmt verb, logged with slog or encoded as JSON, an
+// APIKey shows its typed fields with Key as "[REDACTED]" and never its raw
+// JSON. string(k.Key) and k.Raw() give the secret deliberately: handle Raw
+// as carefully as Key.
 type APIKey struct {
 	ID         string     `json:"id"`
 	Name       string     `json:"name"`
@@ -68,8 +64,8 @@ type APIKey struct {
 	rawJSON
 }
 
-// apiKeyView is what an APIKey shows of itself: the typed fields, the
-// secret redacted by Secret's methods, no raw JSON.
+// apiKeyView is what an APIKey shows of itself: its typed fields, whose
+// Secret redacts itself, without the raw JSON.
 type apiKeyView APIKey
 
 func (k *APIKey) view() apiKeyView {
@@ -78,9 +74,8 @@ func (k *APIKey) view() apiKeyView {
 	return v
 }
 
-// Format prints the key as fmt would print its typed fields, with the
-// secret as "[REDACTED]" and without the raw JSON, for every verb; %#v
-// prints Go syntax naming seoapi.APIKey.
+// Format prints the key's typed fields, the secret redacted, for every
+// verb; %#v prints Go syntax naming seoapi.APIKey.
 func (k APIKey) Format(f fmt.State, verb rune) {
 	s := fmt.Sprintf(fmt.FormatString(f, verb), k.view())
 	if verb == 'v' && f.Flag('#') {
@@ -106,9 +101,8 @@ func (k APIKey) LogValue() slog.Value {
 	return slog.GroupValue(attrs...)
 }
 
-// MarshalJSON encodes the typed fields, with the secret as "[REDACTED]"
-// and without the raw JSON: a key logged or stored as JSON never carries
-// the secret, and decoding it back gives no usable secret.
+// MarshalJSON encodes the key's typed fields, the secret redacted, so that
+// decoding it back gives no usable secret.
 func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 
 // UnmarshalJSON reads an API key tolerantly, as Workspace.UnmarshalJSON

@@ -19,9 +19,7 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// resource is implemented by pointers to the six resource types. Its JSON
-// name is its type's name in any case ("contentplan"), its list's plural
-// that name and "s".
+// resource is implemented by pointers to the six resource types.
 type resource interface {
 	json.Unmarshaler
 	Raw() json.RawMessage
@@ -38,9 +36,9 @@ type resourcePtr[T any] interface {
 	resource
 }
 
-// rawJSON is where a resource's object lies in the body that a list's
-// items share. It holds a pointer, which fmt prints as an address, so that
-// fmt never prints the JSON (a created key's secret may be in it).
+// rawJSON is where a resource's object lies in the body. It holds a
+// pointer, which fmt prints as an address, so that fmt never prints the
+// JSON (a created key's secret may be in it).
 type rawJSON struct {
 	body       *[]byte
 	start, end int
@@ -56,8 +54,6 @@ func (r rawJSON) Raw() json.RawMessage {
 	}
 	return (*r.body)[r.start:r.end:r.end]
 }
-
-var resourceType = reflect.TypeFor[resource]()
 
 var (
 	errMalformed      = errors.New("malformed JSON")
@@ -141,8 +137,7 @@ type decoder struct {
 	strings *strings.Builder // the buffer a list's short strings share
 }
 
-// result returns the error of a read that found the body valid or not:
-// the context's, else errMalformed, else d.failed.
+// result returns the error of a read that found the body valid or not.
 func (d *decoder) result(valid bool) error {
 	switch {
 	case d.stopped != nil:
@@ -153,8 +148,7 @@ func (d *decoder) result(valid bool) error {
 	return d.failed
 }
 
-// checkContext stops the reader once the call's context has ended. The
-// decoder calls it every ctxCheckEvery elements or members it reads.
+// checkContext stops the reader once the call's context has ended.
 func (d *decoder) checkContext() {
 	if err := d.ctx.Err(); err != nil && d.stopped == nil {
 		d.stopped = stopped(err)
@@ -162,15 +156,16 @@ func (d *decoder) checkContext() {
 	}
 }
 
-// isTypeName reports whether a normalised key is the name of res's type,
-// normalised the same way ("workspace"): its singular-name envelope.
-func isTypeName(key []byte, res resource) bool {
-	var buf [64]byte
-	return string(key) == string(jsonx.NormalizeKey(&buf, []byte(reflect.TypeOf(res).Elem().Name())))
-}
-
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
+
+// isJSONName reports whether a normalised key is the Go name of resource
+// type t normalised ("contentplan", its singular envelope) and suffix ("s"
+// names its list). Keys fold ASCII only: "worKſpace" is not "workspace".
+func isJSONName(key []byte, t reflect.Type, suffix string) bool {
+	var buf [64]byte
+	return string(key) == string(jsonx.NormalizeKey(&buf, []byte(t.Name())))+suffix
+}
 
 // decodeObject decodes the object at the reader into res, its span as
 // Raw. With unwrap, an object without an id whose data or singular-name
@@ -180,8 +175,8 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 	hasID := false
 	start, end := d.r.Object(func(key []byte) {
 		hasID = hasID || string(key) == "id"
-		wrapper := unwrap && inner == nil && (string(key) == "data" || isTypeName(key, res))
-		if wrapper && d.r.Peek() == '{' {
+		wrapper := unwrap && inner == nil && d.r.Peek() == '{'
+		if wrapper && (string(key) == "data" || isJSONName(key, reflect.TypeOf(res).Elem(), "")) {
 			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
 			d.decodeObject(inner, false)
 			return
@@ -199,8 +194,7 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 	}
 }
 
-// member is an object's member as a resource's fields reads it: its
-// normalised key, its value, and the decoder reading it.
+// member is an object's member as a resource's fields reads it.
 type member struct {
 	key []byte
 	val jsonx.Value
@@ -262,22 +256,20 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 	if !plain {
 		n, _ = v.StringLen()
 	}
-	switch {
-	case n > d.budget:
+	if n > d.budget {
 		d.failed = errStringsTooLong
 		return "", false
-	case !plain:
-		d.budget -= n
-		return v.String()
-	case d.strings == nil || n > stringChunk/16:
-		d.budget -= n
-		return string(inner), true
-	}
-	if d.strings.Cap()-d.strings.Len() < n {
-		*d.strings = strings.Builder{} // the strings made so far keep the old buffer
-		d.strings.Grow(min(stringChunk, d.budget))
 	}
 	d.budget -= n
+	switch {
+	case !plain:
+		return v.String()
+	case d.strings == nil || n > stringChunk/16:
+		return string(inner), true
+	case d.strings.Cap()-d.strings.Len() < n:
+		*d.strings = strings.Builder{} // the strings made so far keep the old buffer
+		d.strings.Grow(min(stringChunk, d.budget+n))
+	}
 	start := d.strings.Len()
 	d.strings.Write(inner)
 	return d.strings.String()[start:], true
@@ -286,118 +278,93 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 // stringChunk is the size of the buffers short strings share.
 const stringChunk = 4 << 10
 
-// unmarshalResource implements UnmarshalJSON on a copy of data, which
-// encoding/json may reuse. A value other than an object fails, as for a
-// struct; null leaves the resource zero.
+// unmarshalResource implements UnmarshalJSON as decodeBody reads a
+// resource, on a copy of data, which encoding/json may reuse. Null leaves
+// the resource zero; any other non-object fails, as for a struct.
 func unmarshalResource(data []byte, res resource) error {
 	reflect.ValueOf(res).Elem().SetZero()
 	v := jsonx.Value(bytes.Trim(data, jsonSpace))
-	switch {
-	case string(v) == "null":
-		return nil
-	case !v.IsObject():
+	if string(v) != "null" && !v.IsObject() {
 		name := strings.ToLower(reflect.TypeOf(res).Elem().Name())
 		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), name)
 	}
-	body := []byte(slices.Clone(v))
-	d := &decoder{ctx: context.Background(), body: &body, budget: len(body)}
-	d.r.Reset(body)
-	d.decodeObject(res, false)
-	if err := d.result(d.r.Done()); err != nil {
-		reflect.ValueOf(res).Elem().SetZero()
-		return err
-	}
-	return nil
+	return decodeBody(context.Background(), slices.Clone(v), res, nil, 1)
 }
 
-// decodeOther decodes into anything but a resource: a list of resources,
-// a pointer to a resource pointer, or a caller's own type.
+// decodeOther decodes into anything but a resource: what decodeInto takes,
+// else a caller's own type by encoding/json, a slice from the body's list
+// once the list is known to hold at most maxItems elements.
 func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
-	if ok, err := d.decodeResourceList(v, resp, maxItems); ok {
-		return err
+	targets := [...]func(*decoder, any, *Response, int) (bool, error){
+		decodeInto[Project], decodeInto[Workspace], decodeInto[Member],
+		decodeInto[ContentPlan], decodeInto[Competitor], decodeInto[APIKey],
 	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer {
-		switch target := rv.Elem(); {
-		case target.Kind() == reflect.Pointer && target.Type().Implements(resourceType):
-			res := reflect.New(target.Type().Elem())
-			if err := decodeBody(d.ctx, *d.body, res.Interface(), resp, maxItems); err != nil {
-				return err
-			}
-			target.Set(res)
-			return nil
-		case target.Kind() == reflect.Slice:
-			return d.decodeOtherList(target, resp, maxItems)
+	for _, decode := range targets {
+		if ok, err := decode(d, v, resp, maxItems); ok {
+			return err
 		}
 	}
-	if !json.Valid(*d.body) {
+	body := *d.body
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.Elem().Kind() == reflect.Slice {
+		list, err := d.readList(nil, resp, func(i int) error {
+			if i >= maxItems {
+				return tooManyItems(maxItems)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if body = list; list == nil {
+			body = []byte("[]") // an envelope's list was null
+		}
+	} else if !json.Valid(body) {
 		return errMalformed
 	}
 	if err := d.ctx.Err(); err != nil {
 		return stopped(err)
 	}
-	return json.Unmarshal(*d.body, v)
+	return json.Unmarshal(body, v)
 }
 
-// decodeResourceList decodes into a slice of one of the SDK's resources,
-// of pointers or of values; ok is false for any other v.
-func (d *decoder) decodeResourceList(v any, resp *Response, maxItems int) (ok bool, err error) {
+// decodeInto decodes into a slice of T, of pointers (the SDK's lists) or
+// of values (Client.Do with &[]seoapi.Project{}), or into a **T (var p
+// *Project; Do(req, &p)); ok is false for any other v.
+func decodeInto[T any, PT resourcePtr[T]](d *decoder, v any, resp *Response, maxItems int) (ok bool, err error) {
 	switch dst := v.(type) {
-	case *[]*Project:
-		return true, decodeList(d, dst, nil, resp, maxItems)
-	case *[]*Workspace:
-		return true, decodeList(d, dst, nil, resp, maxItems)
-	case *[]*Member:
-		return true, decodeList(d, dst, nil, resp, maxItems)
-	case *[]*ContentPlan:
-		return true, decodeList(d, dst, nil, resp, maxItems)
-	case *[]*Competitor:
-		return true, decodeList(d, dst, nil, resp, maxItems)
-	case *[]*APIKey:
-		return true, decodeList(d, dst, nil, resp, maxItems)
-	case *[]Project:
-		return true, decodeValues(d, dst, resp, maxItems)
-	case *[]Workspace:
-		return true, decodeValues(d, dst, resp, maxItems)
-	case *[]Member:
-		return true, decodeValues(d, dst, resp, maxItems)
-	case *[]ContentPlan:
-		return true, decodeValues(d, dst, resp, maxItems)
-	case *[]Competitor:
-		return true, decodeValues(d, dst, resp, maxItems)
-	case *[]APIKey:
-		return true, decodeValues(d, dst, resp, maxItems)
+	case *[]*T:
+		return true, decodeList[T, PT](d, dst, nil, resp, maxItems)
+	case *[]T:
+		// A first pass counts the elements, so that the values are
+		// allocated once, at their number.
+		n := 0
+		if _, err = d.readList(reflect.TypeFor[T](), resp, func(int) error { n++; return nil }); err != nil {
+			return true, err
+		}
+		d.r.Reset(*d.body)
+		var list []*T
+		values := make([]T, min(n, maxItems))
+		if err = decodeList[T, PT](d, &list, values, resp, maxItems); err == nil {
+			*dst = values[:len(list)]
+		}
+		return true, err
+	case **T:
+		item := new(T)
+		if err = decodeBody(d.ctx, *d.body, PT(item), resp, maxItems); err == nil {
+			*dst = item
+		}
+		return true, err
 	}
 	return false, nil
 }
 
-// decodeValues decodes a list into a caller's slice of resource values
-// (Client.Do with &[]seoapi.Project{}). A first pass counts the elements,
-// so that the values are allocated once, at their number.
-func decodeValues[T any, PT resourcePtr[T]](d *decoder, dst *[]T, resp *Response, maxItems int) error {
-	start, n := d.r.Pos(), 0
-	if _, err := d.readList(pluralOf[T](), resp, func(int) error { n++; return nil }); err != nil {
-		return err
-	}
-	d.r.Seek(start)
-	values := make([]T, min(n, maxItems))
-	var list []*T
-	if err := decodeList[T, PT](d, &list, values, resp, maxItems); err != nil {
-		return err
-	}
-	*dst = values[:len(list)]
-	return nil
-}
-
-func pluralOf[T any]() string { return strings.ToLower(reflect.TypeFor[T]().Name()) + "s" }
-
 // decodeList decodes a list of at most maxItems resources into dst,
-// skipping null elements. It takes the items from chunk, then from chunks
-// it allocates (see grow).
+// skipping null elements. Its items come from chunk, then from grow.
 func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, chunk []T, resp *Response, maxItems int) error {
 	list := []*T{}
 	d.strings = new(strings.Builder)
 	first := 0 // where the list's first element starts
-	_, err := d.readList(pluralOf[T](), resp, func(i int) error {
+	_, err := d.readList(reflect.TypeFor[T](), resp, func(i int) error {
 		if i == 0 {
 			first = d.r.Pos()
 		}
@@ -444,48 +411,34 @@ func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	return make([]T, n), list
 }
 
-// decodeOtherList fills dst, a caller's slice, by encoding/json from the
-// body's list, once the list is known to hold at most maxItems elements.
-func (d *decoder) decodeOtherList(dst reflect.Value, resp *Response, maxItems int) error {
-	list, err := d.readList("", resp, func(i int) error {
-		if i >= maxItems {
-			return tooManyItems(maxItems)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	if err := d.ctx.Err(); err != nil {
-		return stopped(err)
-	}
-	if list == nil {
-		list = []byte("[]") // an envelope's list was null
-	}
-	return json.Unmarshal(list, dst.Addr().Interface())
-}
-
 // readList reads a list body in one pass, calling element at each element
 // of the list, and returns the list's JSON. The body is the list, or an
-// envelope whose list is the member named data, items, results or plural,
-// else its only array; two named members holding an array or null fail
-// rather than a guess. The paging members read on the way go to resp.
-func (d *decoder) readList(plural string, resp *Response, element func(i int) error) ([]byte, error) {
-	var e envelope
+// envelope whose list is the member named data, items, results or the
+// plural of t (nil for none), else its only array; two named members
+// holding an array or null fail rather than a guess. The paging members
+// read on the way go to resp.
+func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) error) ([]byte, error) {
+	e := envelope{t: t}
 	switch d.r.Peek() {
 	case '[':
 		e.list, e.err = d.readArray(element)
 		return e.list, cmp.Or(d.result(d.r.Done()), e.err)
 	case '{':
-		d.r.Object(func(key []byte) { e.member(d, key, plural, element) })
+		d.r.Object(func(key []byte) { e.member(d, key, element) })
 	default:
 		d.r.Value()
 	}
 	if err := d.result(d.r.Done()); err != nil {
 		return nil, err
 	}
-	if resp != nil {
-		resp.readEnvelope(&e.scopes)
+	if resp != nil && resp.NextURL == "" && resp.NextCursor == "" && resp.NextPage == 0 {
+		// The first scope that says where the next page is, or that there
+		// is none, wins; a Link header wins over them all.
+		for i := range e.scopes {
+			if resp.readPaging(&e.scopes[i]) {
+				break
+			}
+		}
 	}
 	switch {
 	case e.lists > 1:
@@ -501,8 +454,8 @@ func (d *decoder) readList(plural string, resp *Response, element func(i int) er
 	return list, cmp.Or(d.stopped, err)
 }
 
-// readArray reads the array at the reader, calling element at each
-// element until one fails; readArray skips what element does not read.
+// readArray calls element at each element of the array at the reader
+// until one fails, and skips what element does not read.
 func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
 	i := 0
 	start, end := d.r.Array(func() {
@@ -523,15 +476,15 @@ func (d *decoder) readArray(element func(i int) error) (list []byte, err error) 
 
 // envelope is what readList learns from the members of a list body.
 type envelope struct {
-	lists  int    // members named as a list holding an array or null
-	arrays int    // other members holding an array
-	only   int    // where the last of those starts
-	list   []byte // the list read
-	err    error  // the list's error
+	t      reflect.Type // the resource listed, if any
+	lists  int          // members named as a list holding an array or null
+	arrays int          // other members holding an array
+	only   int          // where the last of those starts
+	list   []byte       // the list read
+	err    error        // the list's error
 	// scopes are the paging members at the top level, then under each
-	// of pagingScopes.
+	// of pagingScopes (of duplicates, as of any member, the first).
 	scopes [1 + len(pagingScopes)]paging
-	seen   [len(pagingScopes)]bool
 }
 
 // pagingScopes are the members of an envelope that may hold its paging
@@ -539,12 +492,12 @@ type envelope struct {
 var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
 // member reads one member of the envelope.
-func (e *envelope) member(d *decoder, key []byte, plural string, element func(int) error) {
+func (e *envelope) member(d *decoder, key []byte, element func(int) error) {
 	if d.reads++; d.reads%ctxCheckEvery == 0 {
 		d.checkContext()
 	}
 	scope := slices.Index(pagingScopes[:], string(key))
-	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || plural != "" && string(key) == plural
+	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || e.t != nil && isJSONName(key, e.t, "s")
 	switch next := d.r.Peek(); {
 	case named && (next == '[' || next == 'n'):
 		if e.lists++; e.lists == 1 && next == '[' {
@@ -556,8 +509,7 @@ func (e *envelope) member(d *decoder, key []byte, plural string, element func(in
 		e.arrays++
 		e.only = d.r.Pos()
 		d.r.Value()
-	case scope >= 0 && next == '{' && !e.seen[scope]:
-		e.seen[scope] = true
+	case scope >= 0 && next == '{':
 		p := &e.scopes[scope+1]
 		d.r.Object(func(key []byte) { p.set(key, d.r.Value()) })
 	default:
@@ -579,7 +531,7 @@ var jsonTypes = map[byte]string{'"': "a string", '[': "an array", 't': "a boolea
 // of pagingNames, the value of its first name present.
 type paging struct {
 	vals [len(pagingNames)]jsonx.Value
-	rank [len(pagingNames)]int // 1 + the index of the name that set vals
+	rank [len(pagingNames)]int // 1 + the index in pagingNames of the name that set vals
 }
 
 // The paging members, each by the names servers use for it.
@@ -610,31 +562,9 @@ var pagingNames = [...][]string{
 // set records member key when it is a paging member.
 func (p *paging) set(key []byte, v jsonx.Value) {
 	for i, names := range pagingNames {
-		if rank := slices.Index(names, string(key)) + 1; rank > 0 {
-			if p.rank[i] == 0 || rank < p.rank[i] {
-				p.vals[i], p.rank[i] = v, rank
-			}
-			return
-		}
-	}
-}
-
-// text returns a non-empty string or number member.
-func (p *paging) text(i int) (string, bool) {
-	s, ok := p.vals[i].Text()
-	return s, ok && s != ""
-}
-
-// readEnvelope records the next page an envelope announces, unless a Link
-// header did: the first of scopes that says where it is, or that there is
-// none.
-func (r *Response) readEnvelope(scopes *[1 + len(pagingScopes)]paging) {
-	if r.NextURL != "" || r.NextCursor != "" || r.NextPage != 0 {
-		return
-	}
-	for i := range scopes {
-		if r.readPaging(&scopes[i]) {
-			return
+		rank := slices.Index(names, string(key)) + 1
+		if rank > 0 && (p.rank[i] == 0 || rank < p.rank[i]) {
+			p.vals[i], p.rank[i] = v, rank
 		}
 	}
 }
@@ -642,32 +572,31 @@ func (r *Response) readEnvelope(scopes *[1 + len(pagingScopes)]paging) {
 // readPaging reads the paging members of one object and reports whether
 // they say where the next page is, or that there is none.
 func (r *Response) readPaging(p *paging) bool {
-	more, moreSent := p.vals[hasMore].Bool()
-	if moreSent && !more {
+	more := string(p.vals[hasMore]) == "true"
+	if string(p.vals[hasMore]) == "false" {
 		return true // the server said this is the last page
 	}
-	if next := p.vals[nextLink]; next != nil {
-		if next.IsObject() {
-			next, _ = jsonx.Member(next, "href", "url")
-		}
-		if s, ok := next.String(); ok && s != "" {
-			if strings.ContainsAny(s, "/?") {
-				r.setNextURL(s)
-			} else {
-				r.NextCursor = s
-			}
-			return true
-		}
-		if n, ok := next.Int(); ok && n > 0 {
-			r.NextPage = n
-			return true
-		}
+	next := p.vals[nextLink]
+	if next.IsObject() {
+		next, _ = jsonx.Member(next, "href", "url")
 	}
-	c, ok := p.text(nextCursor)
-	if !ok && more {
-		c, ok = p.text(cursor) // a cursor is the next page's only when there is one
+	if s, ok := next.String(); ok && s != "" {
+		if strings.ContainsAny(s, "/?") {
+			r.setNextURL(s)
+		} else {
+			r.NextCursor = s
+		}
+		return true
 	}
-	if ok {
+	if n, ok := next.Int(); ok && n > 0 {
+		r.NextPage = n
+		return true
+	}
+	c, _ := p.vals[nextCursor].Text()
+	if c == "" && more {
+		c, _ = p.vals[cursor].Text() // a cursor is the next page's only when there is one
+	}
+	if c != "" {
 		r.NextCursor = c
 		return true
 	}
@@ -678,8 +607,7 @@ func (r *Response) readPaging(p *paging) bool {
 	return r.readPageCounters(p)
 }
 
-// readPageCounters reads page with totalPages, or page with perPage and
-// total.
+// readPageCounters reads page with totalPages, or with perPage and total.
 func (r *Response) readPageCounters(p *paging) bool {
 	current, ok := p.vals[page].Int()
 	if !ok || current < 1 {

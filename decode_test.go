@@ -245,6 +245,21 @@ func TestResourcesUnmarshalWithEncodingJSON(t *testing.T) {
 	assert.Equal(t, `{"id":1,"Name":"a","created_at":0}`, string(ws[0].Raw()))
 }
 
+// UnmarshalJSON reads a single resource as a create's answer is read: the
+// object under data or the singular name when the outer one has no id.
+func TestResourceUnmarshalUnwrapsEnvelope(t *testing.T) {
+	t.Parallel()
+	for body, want := range map[string]string{
+		`{"data":{"id":"p1"}}`:              "p1",
+		`{"Project":{"id":"p2"},"meta":{}}`: "p2",
+		`{"id":"p3","data":{"id":"other"}}`: "p3",
+	} {
+		var p seoapi.Project
+		require.NoError(t, json.Unmarshal([]byte(body), &p), body)
+		assert.Equal(t, want, p.ID, body)
+	}
+}
+
 // createdKeyJSON is a created key as a server might send it: the secret
 // in token, letters JSON may escape, and an unknown field that only Raw
 // holds.

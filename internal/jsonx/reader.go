@@ -131,7 +131,7 @@ func (r *Reader) fail() bool {
 func (r *Reader) readOtherKey() []byte {
 	start := r.pos
 	end, escaped := scanString(r.data, start)
-	if end < 0 || !r.colon(end) {
+	if !r.colon(end) {
 		return nil
 	}
 	raw := r.data[start+1 : end-1]

@@ -103,16 +103,12 @@ func (d digits) at(k int) int64 {
 // exponent reads an exponent's optional sign and digits, saturating far
 // past any time so that the point cannot overflow.
 func exponent(b []byte) int {
-	neg := b[0] == '-'
-	if b[0] == '-' || b[0] == '+' {
-		b = b[1:]
+	sign, exp := 1, 0
+	if b[0] == '-' {
+		sign = -1
 	}
-	exp := 0
-	for _, c := range b {
+	for _, c := range bytes.TrimLeft(b, "+-") {
 		exp = min(exp*10+int(c-'0'), 1<<20)
 	}
-	if neg {
-		return -exp
-	}
-	return exp
+	return sign * exp
 }

@@ -133,11 +133,6 @@ func (v Value) Int() (int, bool) {
 	return n, ok && err == nil
 }
 
-// Bool returns v as a bool when it is true or false.
-func (v Value) Bool() (value, ok bool) {
-	return string(v) == "true", string(v) == "true" || string(v) == "false"
-}
-
 // unquote reads the content s of a JSON string (without its quotes),
 // handing each decoded rune to emitBytes (as written in s) or emitRune,
 // and reports whether s is a valid JSON string's content.
