@@ -64,7 +64,7 @@ func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) 
 	return newWindowLimiter(perHour, perSecond, maxWait, time.Now), nil
 }
 
-// waitRecord is one wait; err is the context's error when it cut the wait.
+// waitRecord is one wait; err is the context's error, if it ended.
 type waitRecord struct {
 	level WaitLevel
 	start time.Time
@@ -75,28 +75,21 @@ type waitRecord struct {
 // waitRecords are the waits of one request, in order.
 type waitRecords []waitRecord
 
-// add records a wait, unless r is nil; a failed one keeps ctx's error.
-func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, ctx context.Context, failed bool) {
-	if r == nil {
-		return
+// add records a wait, unless r is nil.
+func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, err error) {
+	if r != nil {
+		*r = append(*r, waitRecord{level: level, start: start, d: d, err: err})
 	}
-	w := waitRecord{level: level, start: start, d: d}
-	if failed {
-		w.err = ctx.Err()
-	}
-	*r = append(*r, w)
 }
-
-func (r waitRecords) all() []waitRecord { return r }
 
 // levelReasons name the limit that asked for a wait in a refusal.
 var levelReasons = map[WaitLevel]string{WaitPerSecond: "per-second limit", WaitPerHour: "hourly limit", WaitServer: "server rate limit"}
 
 // slotTicket is one request a limiter let go.
 type slotTicket struct {
-	sent     time.Time // when it was let go
-	taken    bool      // it holds slots of the built-in limiter
-	answered func()    // a SlotLimiter's
+	sent         time.Time     // when it was let go
+	hour, second time.Duration // when its slots of the built-in limiter free, since its origin; 0: none
+	answered     func()        // a SlotLimiter's
 }
 
 // attemptLimiter is a client's limiter as hopTransport uses it: acquire
@@ -145,10 +138,8 @@ const minReportedWait = time.Millisecond
 // acquire waits for the hold, then for the Limiter, which may read the
 // client's max wait from the context (CheckWait).
 func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	if l.fleet == nil {
-		if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec); err != nil {
-			return slotTicket{}, err
-		}
+	if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec); err != nil {
+		return slotTicket{}, err
 	}
 	start := l.now()
 	if l.inner == nil {
@@ -163,9 +154,8 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 		err = l.inner.Wait(ctx)
 	}
 	t.sent = l.now()
-	cut := err != nil && ctx.Err() != nil
-	if d := t.sent.Sub(start); d >= minReportedWait || cut {
-		rec.add(WaitLimiter, start, d, ctx, cut)
+	if d := t.sent.Sub(start); d >= minReportedWait || err != nil && ctx.Err() != nil {
+		rec.add(WaitLimiter, start, d, ctx.Err())
 	}
 	return t, err
 }
@@ -183,20 +173,19 @@ func (l *otherLimiter) Budget(ctx context.Context) (Budget, error) {
 		return Budget{}, invalidArgument("Budget: the client's limiter is off or is not a seoapi.BudgetLimiter")
 	}
 	b, err := bl.Budget(ctx)
-	if until := l.end(); l.fleet == nil && until.After(b.HoldUntil) {
+	if until := l.end(); until.After(b.HoldUntil) {
 		b.HoldUntil = until
 	}
 	return b, err
 }
 
 // Budget is what a client's limiter has left: its limits, the requests it
-// counts in the current rolling hour and second, and the end of the
-// server's hold, if one is set. Asking for it sends no request.
+// counts in the current rolling hour and second, and HoldUntil, the end of
+// the server's hold (zero when none is set). Asking for it sends no request.
 type Budget struct {
 	PerHour, PerSecond   int
 	UsedHour, UsedSecond int
-	// HoldUntil is when the server's hold ends; zero when there is none.
-	HoldUntil time.Time
+	HoldUntil            time.Time
 }
 
 // BudgetLimiter is a Limiter that can tell its Budget, as NewLimiter's

@@ -345,7 +345,7 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 	assert.Equal(t, []waitRecord{
 		{level: WaitServer, start: start, d: 20 * time.Millisecond},
 		{level: WaitPerSecond, start: start.Add(20 * time.Millisecond), d: secondSpan - 20*time.Millisecond},
-	}, rec.all(), "the first request was never answered: it counts for secondSpan")
+	}, []waitRecord(rec), "the first request was never answered: it counts for secondSpan")
 }
 
 // TestServerHold: a hold is kept by the built-in limiter and by a client
