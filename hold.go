@@ -62,3 +62,12 @@ func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitR
 	rec.add(WaitServer, start, h.now().Sub(start), ctx.Err())
 	return err
 }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

@@ -187,7 +187,6 @@ func (w *window) free(keep int) time.Duration {
 	return math.MinInt64
 }
 
-// held returns how many slots are held at at.
 func (w *window) held(at time.Duration) int {
 	freed, _ := slices.BinarySearch(w.ends, at+1)
 	return len(w.ends) - freed
