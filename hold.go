@@ -15,7 +15,7 @@ type serverHold struct {
 	askedAt time.Time
 	now     func() time.Time
 	sleep   func(context.Context, time.Duration) error // tests replace it
-	fleet   FeedbackLimiter                            // keeps the hold itself, told what this one did not ignore
+	fleet   FeedbackLimiter                            // keeps the hold itself (until stays zero), told what was not stale
 }
 
 // feedback moves the hold later for f.Hold (never earlier, at most maxHold
@@ -26,7 +26,7 @@ func (h *serverHold) feedback(ctx context.Context, sent time.Time, f RateFeedbac
 	switch now := h.now(); {
 	case f.Hold > 0:
 		h.askedAt = now
-		if until := now.Add(min(f.Hold, maxHold)); until.After(h.until) {
+		if until := now.Add(min(f.Hold, maxHold)); until.After(h.until) && h.fleet == nil {
 			h.until = until
 		}
 	case f.Lift && !stale:
@@ -50,15 +50,24 @@ func (h *serverHold) end() time.Time {
 
 // waitOut waits for the hold to end, unless limit refuses, and records it.
 func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitRecords) error {
-	until, start := h.end(), h.now()
-	if !until.After(start) {
+	start := h.now()
+	d := h.end().Sub(start) // negative when no hold is ahead
+	if d <= 0 {
 		return nil
 	}
-	d := until.Sub(start)
 	if err := limit.check(ctx, d, start, levelReasons[WaitServer]); err != nil {
 		return err
 	}
 	err := h.sleep(ctx, d)
-	rec.add(WaitServer, start, h.now().Sub(start), ctx, err != nil)
+	rec.add(WaitServer, start, h.now().Sub(start), ctx.Err())
 	return err
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
 }

@@ -21,9 +21,8 @@ type Limiter interface {
 
 // RateFeedback is the server's hold (or its lift) as one response said it.
 type RateFeedback struct {
-	// Hold asks that nothing be sent for this long, at most an hour and a
-	// guard: the server said no requests remain until a reset, or
-	// answered 429 with Retry-After.
+	// Hold asks that nothing be sent for this long (at most an hour and a
+	// guard): no requests remain until a reset, or a 429 said Retry-After.
 	Hold time.Duration
 	// Lift says requests remain: an earlier hold ended early.
 	Lift bool
@@ -64,7 +63,64 @@ func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) 
 	return newWindowLimiter(perHour, perSecond, maxWait, time.Now), nil
 }
 
-// waitRecord is one wait; err is the context's error when it cut the wait.
+// RefuseWait is for Limiter implementations: it returns the error a
+// Limiter gives when it will not wait d, an *APIError matching
+// ErrRateLimited with StatusCode 0 and RetryAfter d. The client fills in
+// its Method, URL and Attempts, so a Limiter returns a new one for each
+// refusal, never a value it shares. reason is the message; it should
+// begin with the limit that asked for the wait, such as "fleet limit".
+func RefuseWait(d time.Duration, reason string) *APIError {
+	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
+}
+
+// CheckWait is for Limiter implementations: it tells a Limiter whether it
+// may wait d before letting a request go. It returns ctx's error when ctx
+// has ended; nil when d is at most the max wait and ends before ctx's
+// deadline; and otherwise a RefuseWait error with reason and the bound d
+// broke. The max wait is the calling client's WithMaxWait (DefaultMaxWait
+// outside a Client), or maxWait, the limiter's own, when positive and smaller.
+func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
+	return maxWaitLimit{client: clientMaxWait(ctx), own: maxWait, ownName: "the limiter's own"}.check(ctx, d, time.Now(), reason)
+}
+
+// maxWaitKey carries the client's max wait to a Limiter, for CheckWait.
+type maxWaitKey struct{}
+
+// clientMaxWait is the calling client's max wait; DefaultMaxWait outside one.
+func clientMaxWait(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(maxWaitKey{}).(time.Duration); ok {
+		return d
+	}
+	return DefaultMaxWait
+}
+
+// maxWaitLimit bounds one wait by the smaller of the client's max wait and
+// a limiter's own (0: none), named ownName; a tie names the client's.
+type maxWaitLimit struct {
+	client, own time.Duration
+	ownName     string
+}
+
+// check refuses a wait of d from now that is longer than the limit or
+// would end after ctx's deadline.
+func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time, reason string) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	limit, name := m.client, "WithMaxWait"
+	if m.own > 0 && m.own < m.client {
+		limit, name = m.own, m.ownName
+	}
+	if d > limit {
+		return RefuseWait(d, reason+": wait of "+d.String()+" exceeds the max wait of "+limit.String()+" ("+name+")")
+	}
+	if deadline, ok := ctx.Deadline(); ok && now.Add(d).After(deadline) {
+		return RefuseWait(d, reason+": wait of "+d.String()+" would end after the context's deadline")
+	}
+	return ctx.Err()
+}
+
+// waitRecord is one wait; err is the context's error, if it ended.
 type waitRecord struct {
 	level WaitLevel
 	start time.Time
@@ -75,28 +131,20 @@ type waitRecord struct {
 // waitRecords are the waits of one request, in order.
 type waitRecords []waitRecord
 
-// add records a wait, unless r is nil; a failed one keeps ctx's error.
-func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, ctx context.Context, failed bool) {
-	if r == nil {
-		return
+func (r *waitRecords) add(level WaitLevel, start time.Time, d time.Duration, err error) {
+	if r != nil {
+		*r = append(*r, waitRecord{level: level, start: start, d: d, err: err})
 	}
-	w := waitRecord{level: level, start: start, d: d}
-	if failed {
-		w.err = ctx.Err()
-	}
-	*r = append(*r, w)
 }
-
-func (r waitRecords) all() []waitRecord { return r }
 
 // levelReasons name the limit that asked for a wait in a refusal.
 var levelReasons = map[WaitLevel]string{WaitPerSecond: "per-second limit", WaitPerHour: "hourly limit", WaitServer: "server rate limit"}
 
 // slotTicket is one request a limiter let go.
 type slotTicket struct {
-	sent     time.Time // when it was let go
-	taken    bool      // it holds slots of the built-in limiter
-	answered func()    // a SlotLimiter's
+	sent         time.Time     // when it was let go
+	hour, second time.Duration // when its slots of the built-in limiter free, since its origin; 0: none
+	answered     func()        // a SlotLimiter's
 }
 
 // attemptLimiter is a client's limiter as hopTransport uses it: acquire
@@ -145,10 +193,8 @@ const minReportedWait = time.Millisecond
 // acquire waits for the hold, then for the Limiter, which may read the
 // client's max wait from the context (CheckWait).
 func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
-	if l.fleet == nil {
-		if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec); err != nil {
-			return slotTicket{}, err
-		}
+	if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec); err != nil {
+		return slotTicket{}, err
 	}
 	start := l.now()
 	if l.inner == nil {
@@ -163,9 +209,8 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 		err = l.inner.Wait(ctx)
 	}
 	t.sent = l.now()
-	cut := err != nil && ctx.Err() != nil
-	if d := t.sent.Sub(start); d >= minReportedWait || cut {
-		rec.add(WaitLimiter, start, d, ctx, cut)
+	if d := t.sent.Sub(start); d >= minReportedWait || err != nil && ctx.Err() != nil {
+		rec.add(WaitLimiter, start, d, ctx.Err())
 	}
 	return t, err
 }
@@ -183,20 +228,19 @@ func (l *otherLimiter) Budget(ctx context.Context) (Budget, error) {
 		return Budget{}, invalidArgument("Budget: the client's limiter is off or is not a seoapi.BudgetLimiter")
 	}
 	b, err := bl.Budget(ctx)
-	if until := l.end(); l.fleet == nil && until.After(b.HoldUntil) {
+	if until := l.end(); until.After(b.HoldUntil) {
 		b.HoldUntil = until
 	}
 	return b, err
 }
 
 // Budget is what a client's limiter has left: its limits, the requests it
-// counts in the current rolling hour and second, and the end of the
-// server's hold, if one is set. Asking for it sends no request.
+// counts in the current rolling hour and second, and HoldUntil, the end of
+// the server's hold (zero when none is set). Asking for it sends no request.
 type Budget struct {
 	PerHour, PerSecond   int
 	UsedHour, UsedSecond int
-	// HoldUntil is when the server's hold ends; zero when there is none.
-	HoldUntil time.Time
+	HoldUntil            time.Time
 }
 
 // BudgetLimiter is a Limiter that can tell its Budget, as NewLimiter's

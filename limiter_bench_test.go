@@ -22,7 +22,7 @@ func BenchmarkIdleBurst(b *testing.B) {
 			if err := turn(lim, context.Background(), DefaultMaxWait, &rec); err != nil {
 				b.Fatal(err)
 			}
-			for _, w := range rec.all() {
+			for _, w := range rec {
 				waited += w.d
 			}
 		}

@@ -148,7 +148,7 @@ func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.
 	}
 	o.waits = waitRecords{}
 	ticket, err := l.acquire(req.Context(), maxWait, &o.waits)
-	for _, w := range o.waits.all() {
+	for _, w := range o.waits {
 		e := o.attempt
 		e.Type, e.Start, e.Duration, e.Level, e.Header = EventLimiterWait, w.start, w.d, w.level, nil
 		e.Err, e.ErrorType = w.err, ErrorType(w.err)

@@ -26,8 +26,8 @@ type rateHeaders struct {
 }
 
 // readRateHeaders reads h, whose values are already cleaned of the key.
-// A reset is seconds from now, or a Unix time when over a billion seconds
-// (no window is 31 years long); one over 1e12 or negative is ignored.
+// A reset is read as a Retry-After is, and as a Unix time when over a
+// billion seconds (no window is 31 years long); any other value is ignored.
 func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	r := rateHeaders{requestID: cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"))}
 	for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} { // canonical keys
@@ -37,20 +37,17 @@ func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 		}
 		r.rate.Remaining = remaining
 		r.rate.Limit, _ = headerInt(h, prefix+"Limit")
-		reset, err := strconv.ParseFloat(strings.TrimSpace(h.Get(prefix+"Reset")), 64)
-		switch {
-		case err != nil || !(reset >= 0 && reset <= 1e12):
-		case reset > 1e9:
-			r.rate.Reset = time.UnixMicro(int64(reset * 1e6))
+		switch d, ok := parseRetryAfter(h.Get(prefix+"Reset"), now); {
+		case !ok || d == math.MaxInt64:
+		case d > 1e9*time.Second:
+			r.rate.Reset = time.Unix(0, int64(d))
 		default: // the monotonic reading is for comparisons, not for a printed Reset
-			r.rate.Reset = now.Add(time.Duration(reset * float64(time.Second))).Round(0)
+			r.rate.Reset = now.Add(d).Round(0)
 		}
 		break
 	}
 	r.exhausted = r.rate.Remaining <= 0 && r.rate.Reset.After(now)
-	if v := h.Get("Retry-After"); v != "" {
-		r.wait, r.asked = parseRetryAfter(v, now)
-	}
+	r.wait, r.asked = parseRetryAfter(h.Get("Retry-After"), now)
 	if !r.asked && r.exhausted {
 		r.wait, r.asked = r.rate.Reset.Sub(now), true
 	}
@@ -73,7 +70,9 @@ func headerInt(h http.Header, key string) (int, bool) {
 // accepted) or an HTTP date; a date past is 0. Seconds too many for a
 // time.Duration are the longest one, for a caller to refuse as too long.
 func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
+	if v = strings.TrimSpace(v); v == "" {
+		return 0, false // absent: no error value to build
+	}
 	if secs, err := strconv.ParseFloat(v, 64); err == nil {
 		switch {
 		case !(secs >= 0): // negative or NaN
@@ -89,10 +88,9 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// hold is what the response tells the limiter: a 429 with a wait, or no
-// requests remaining until a reset still ahead, asks for a hold (at most
-// maxHold); requests remaining, on any other status, lift a hold. ok is
-// false when the response said nothing of the kind.
+// hold is what the response tells the limiter, if anything: a 429 with a
+// wait, or no requests remaining until a reset ahead, asks for a hold (at
+// most maxHold); requests remaining, on any other status, lift it.
 func (r *rateHeaders) hold(status int, now time.Time) (f RateFeedback, ok bool) {
 	switch {
 	case status == http.StatusTooManyRequests && r.asked && r.wait > 0:

@@ -120,6 +120,9 @@ func TestReadRateHeaders(t *testing.T) {
 			Rate{Limit: 100, Remaining: 7}},
 		{"garbage", http.Header{"X-Ratelimit-Remaining": {"lots"}, "X-Ratelimit-Reset": {"soon"}}, Rate{}},
 		{"negative reset ignored", http.Header{"X-Ratelimit-Remaining": {"1"}, "X-Ratelimit-Reset": {"-5"}}, Rate{Remaining: 1}},
+		{"reset as an HTTP date", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {now.UTC().Add(time.Minute).Format(http.TimeFormat)}},
+			Rate{Remaining: 0, Reset: now.Add(time.Minute)}},
+		{"reset too far for a Duration ignored", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1e12"}}, Rate{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -345,7 +348,7 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 	assert.Equal(t, []waitRecord{
 		{level: WaitServer, start: start, d: 20 * time.Millisecond},
 		{level: WaitPerSecond, start: start.Add(20 * time.Millisecond), d: secondSpan - 20*time.Millisecond},
-	}, rec.all(), "the first request was never answered: it counts for secondSpan")
+	}, []waitRecord(rec), "the first request was never answered: it counts for secondSpan")
 }
 
 // TestServerHold: a hold is kept by the built-in limiter and by a client

@@ -269,7 +269,7 @@ func TestReserveWaitKeepsALaterHold(t *testing.T) {
 	assert.Equal(t, []time.Duration{wait}, slept, "the reserve's wait, then the hold refused")
 	b, _ := l.Budget(context.Background())
 	assert.Equal(t, 1, b.UsedHour, "no slot taken")
-	require.Len(t, rec.all(), 1)
-	assert.Equal(t, WaitPerSecond, rec.all()[0].level)
-	assert.Equal(t, wait, rec.all()[0].d)
+	require.Len(t, rec, 1)
+	assert.Equal(t, WaitPerSecond, rec[0].level)
+	assert.Equal(t, wait, rec[0].d)
 }

@@ -110,7 +110,7 @@ func TestAcquireIsWaitedLikeWait(t *testing.T) {
 				for i := range tt.want {
 					tt.want[i].start = start
 				}
-				assert.Equal(t, tt.want, append([]waitRecord(nil), rec.all()...))
+				assert.Equal(t, tt.want, append([]waitRecord(nil), rec...))
 
 				inner.mu.Lock()
 				assert.Equal(t, 42*time.Second, inner.maxWait, "the client's max wait reaches the limiter")

@@ -64,22 +64,18 @@ func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 	return b, nil
 }
 
-// acquire waits for the server's hold, then for both windows, leaving
-// l.keep free. Held back by the hold or the reserve, or finding a hold set
-// while it waited, it waits without slots and looks again.
+// acquire waits out the server's hold, then takes both slots and waits
+// for its turn. Held back by the reserve, or finding a hold set while it
+// waited, it gives its slots back and looks again.
 func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if err := ctx.Err(); err != nil {
 		return slotTicket{}, err
 	}
 	limit := maxWaitLimit{client: maxWait, own: l.maxWait, ownName: "NewLimiter"}
-	second := secondSpan
-	if l.unheard {
-		second = time.Second + releaseGuard
-	}
 	start := l.now() // a window's wait counts from its first look
 	var waited WaitLevel
 	for {
-		t, wait, level, err := l.take(ctx, limit, second, start)
+		t, wait, level, err := l.take(ctx, limit, start)
 		switch {
 		case err == nil && level == WaitServer:
 			err = l.waitOut(ctx, limit, rec)
@@ -91,26 +87,26 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 			}
 		case err == nil && wait > 0:
 			waited, err = level, l.sleep(ctx, wait)
-			if err == nil && (!t.taken || !l.end().IsZero()) {
-				l.giveBack(t, second) // held back by the reserve, or a hold came meanwhile
+			if err == nil && (t.hour == 0 || !l.end().IsZero()) {
+				l.giveBack(t)
 				continue
 			}
 		}
 		if waited != "" {
-			rec.add(waited, start, l.now().Sub(start), ctx, err != nil)
+			rec.add(waited, start, l.now().Sub(start), ctx.Err())
 		}
 		if err != nil {
-			l.giveBack(t, second)
+			l.giveBack(t)
 			return slotTicket{}, err
 		}
 		return t, nil
 	}
 }
 
-// take takes both slots, the second's for second, at the earliest release
-// that leaves l.keep free, and returns the wait until then. It takes
-// nothing while the hold is set (WaitServer) or the reserve holds it back.
-func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second time.Duration, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
+// take takes both slots at the earliest release that leaves l.keep free,
+// and returns the wait until then. It takes nothing while the hold is set
+// (WaitServer) or when the reserve alone holds the request back.
+func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now() // read under the lock: releases come in order
@@ -128,7 +124,7 @@ func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second tim
 		level = WaitPerHour
 	}
 	wait := release - at
-	reserved := l.keep != windowReserve{} && release > max(first, l.hour.free(0), l.second.free(0))
+	reserved := release > max(first, l.hour.free(0), l.second.free(0))
 	if wait > 0 {
 		reason := levelReasons[level]
 		if reserved {
@@ -141,38 +137,36 @@ func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, second tim
 	if reserved {
 		return slotTicket{}, wait, level, nil
 	}
-	l.hour.add(release+hourSpan, at)
-	l.second.add(release+second, at)
-	return slotTicket{sent: l.origin.Add(release), taken: true}, wait, level, nil
+	t := slotTicket{sent: l.origin.Add(release), hour: release + hourSpan, second: release + secondSpan}
+	if l.unheard {
+		t.second = release + time.Second + releaseGuard // no done will move it
+	}
+	l.hour.add(t.hour, at)
+	l.second.add(t.second, at)
+	return t, wait, level, nil
 }
 
 // done moves t's slot of the second to a second and the guard after now:
 // sooner when answered, later when it failed (docs/limiter.md).
 func (l *windowLimiter) done(t slotTicket, answered bool) {
-	if !t.taken {
-		return
-	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	at := l.now().Sub(l.origin)
-	was, frees := t.sent.Sub(l.origin)+secondSpan, at+time.Second+secondGuard
-	switch held := l.second.remove(was); {
+	frees := at + time.Second + secondGuard
+	switch held := l.second.remove(t.second); {
 	case !answered: // taken again if it freed meanwhile
-		l.second.add(max(frees, was), at)
+		l.second.add(max(frees, t.second), at)
 	case held:
-		l.second.add(min(frees, was), at)
+		l.second.add(min(frees, t.second), at)
 	}
 }
 
-// giveBack frees both slots of a request that was never sent.
-func (l *windowLimiter) giveBack(t slotTicket, second time.Duration) {
-	if t.taken {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		release := t.sent.Sub(l.origin)
-		l.hour.remove(release + hourSpan)
-		l.second.remove(release + second)
-	}
+// giveBack frees both slots of a request that was never sent, if it took any.
+func (l *windowLimiter) giveBack(t slotTicket) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.hour.remove(t.hour)
+	l.second.remove(t.second)
 }
 
 // windowReserve is what a client leaves free in each window (WithReserve).
@@ -193,7 +187,6 @@ func (w *window) free(keep int) time.Duration {
 	return math.MinInt64
 }
 
-// held returns how many slots are held at at.
 func (w *window) held(at time.Duration) int {
 	freed, _ := slices.BinarySearch(w.ends, at+1)
 	return len(w.ends) - freed
