@@ -107,11 +107,10 @@ func base64Forms(secret string) (forms []string) {
 	return slices.Compact(forms)
 }
 
-// withSecretsIn returns a redactor that also removes the secrets of body,
-// an API key answer: all secretValues finds, as the headers may echo them.
-// ok is false when the body must be withheld: unreadable, or with a secret
-// too short to match (under MinAPIKeyLength characters), longer than
-// maxSecretLength, or with white space.
+// withSecretsIn returns a redactor that also removes the secrets
+// secretValues finds in body, an API key answer. ok is false when the body
+// must be withheld: unreadable, or with a secret under MinAPIKeyLength or
+// over maxSecretLength characters, or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	out := *r
@@ -233,14 +232,12 @@ func (r *redactor) base64Holds(run string, rounds int) bool {
 // decodings returns the words of s an escape decoding changes, decoded.
 func (r *redactor) decodings(s string) (out []string) {
 	for word := range strings.FieldsSeq(s) {
-		if utf8.RuneCountInString(word) < r.minRunes {
-			continue
-		}
 		for _, d := range decoders {
-			if strings.IndexByte(word, d.marker) >= 0 && d.runs.MatchString(word) {
-				if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word {
-					out = append(out, text)
-				}
+			if utf8.RuneCountInString(word) < r.minRunes || strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
+				continue
+			}
+			if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word {
+				out = append(out, text)
 			}
 		}
 	}
@@ -288,8 +285,7 @@ func secretValues(body []byte) (values []string, ok bool) {
 		walk(&r, false)
 	}
 	if !r.Done() || !ok {
-		// The body is withheld; its headers are still cleaned of every
-		// secret it names past the point it could be read to.
+		// Withheld; the headers are still cleaned of the secrets it names later.
 		return looseSecretValues(body, values), false
 	}
 	return values, true
