@@ -227,7 +227,7 @@ func (p *pager[T]) nextURL(u *url.URL, resp *Response) (string, error) {
 // itemsSum is the SHA-256 of the IDs of items (the JSON of an item with
 // none): a page whose items change a field each time is still known.
 func itemsSum[T any](items []*T) [sha256.Size]byte {
-	h, buf := sha256.New(), []byte(nil)
+	h, buf := sha256.New(), make([]byte, 0, 64)
 	for _, item := range items {
 		res := any(item).(resource) // every list holds resources
 		if id := res.identity(); id != "" {
