@@ -224,20 +224,18 @@ func (p *pager[T]) nextURL(u *url.URL, resp *Response) (string, error) {
 	return next.String(), nil
 }
 
-// itemsSum is the SHA-256 of the IDs of items (raw JSON for an item with
+// itemsSum is the SHA-256 of the IDs of items (the JSON of an item with
 // none): a page whose items change a field each time is still known.
 func itemsSum[T any](items []*T) [sha256.Size]byte {
-	h, buf := sha256.New(), make([]byte, 0, 24)
+	h, buf := sha256.New(), make([]byte, 0, 64)
 	for _, item := range items {
 		res := any(item).(resource) // every list holds resources
-		kind, key := byte('i'), []byte(res.identity())
-		if len(key) == 0 {
-			kind, key = 'r', res.Raw()
+		if id := res.identity(); id != "" {
+			buf = strconv.AppendQuote(buf[:0], id) // quoted: "ab","c" is not "a","bc"
+			h.Write(buf)
+		} else {
+			h.Write(res.Raw()) // an object: it starts with {, not "
 		}
-		// Length-prefixed ("ab","c" is not "a","bc"); never a URL's "url ".
-		buf = strconv.AppendInt(append(buf[:0], kind), int64(len(key)), 10)
-		h.Write(append(buf, ':'))
-		h.Write(key)
 	}
 	return [sha256.Size]byte(h.Sum(nil))
 }

@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"html"
@@ -30,8 +29,12 @@ type redactor struct {
 	base64   []*string      // the secrets' base64 forms (base64Forms), none shorter than minRunes
 }
 
-// maxRounds bounds the decodings, one inside another, a word is read through.
-const maxRounds = 4
+const (
+	maxRounds       = 4    // the decodings, one inside another, a word is read through
+	maxSecretValues = 16   // the secrets an answer may name and still be shown
+	maxSecretLength = 4096 // the longest secret searched for: the pattern grows with each
+	maxLoosePairs   = 4096 // the members looseSecretValues reads
+)
 
 var (
 	// decoders decode runs of escapes, so that the bytes of a character
@@ -104,11 +107,10 @@ func base64Forms(secret string) (forms []string) {
 	return slices.Compact(forms)
 }
 
-// withSecretsIn returns a redactor that also removes the secrets of body,
-// an API key answer: all secretValues finds, as the headers may echo them.
-// ok is false when the body must be withheld: unreadable, or with a secret
-// too short to match (under MinAPIKeyLength characters), longer than
-// maxSecretLength, or with white space.
+// withSecretsIn returns a redactor that also removes the secrets
+// secretValues finds in body, an API key answer. ok is false when the body
+// must be withheld: unreadable, or with a secret under MinAPIKeyLength or
+// over maxSecretLength characters, or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	out := *r
@@ -207,12 +209,7 @@ func (r *redactor) holds(s string, rounds int) bool {
 // inBase64 reports whether a base64 run in s holds a secret's base64 form,
 // or decodes to text holding a secret within rounds.
 func (r *redactor) inBase64(s string, rounds int) bool {
-	for i, start := 0, 0; i <= len(s); i++ {
-		if i < len(s) && isBase64(s[i]) {
-			continue
-		}
-		run := s[start:i]
-		start = i + 1
+	for run := range strings.FieldsFuncSeq(s, notBase64) {
 		if len(run) >= r.minRunes && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) ||
 			rounds > 0 && 3*len(run) >= 4*r.minRunes && r.base64Holds(run, rounds-1) { // 4 characters for 3 bytes
 			return true
@@ -247,17 +244,10 @@ func (r *redactor) decodings(s string) (out []string) {
 	return out
 }
 
-// isBase64 reports a character of either base64 alphabet.
-func isBase64(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+// notBase64 reports a character of neither base64 alphabet.
+func notBase64(c rune) bool {
+	return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_')
 }
-
-// maxSecretValues is how many secrets an answer may name and be shown.
-const maxSecretValues = 16
-
-// maxSecretLength is the longest secret the redactor searches for: its
-// pattern grows with the secrets, and no key is kilobytes long.
-const maxSecretLength = 4096
 
 // secretValues returns the distinct string values but "" and [REDACTED],
 // in order, of the members of body whose normalised name isSecretMember.
@@ -266,9 +256,6 @@ const maxSecretLength = 4096
 // maxSecretValues, a name too long to read, or a string or name holding a
 // JSON object (a gateway quoting its upstream).
 func secretValues(body []byte) (values []string, ok bool) {
-	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, true
-	}
 	ok = true
 	var walk func(r *jsonx.Reader, secret bool)
 	walk = func(r *jsonx.Reader, secret bool) {
@@ -298,8 +285,7 @@ func secretValues(body []byte) (values []string, ok bool) {
 		walk(&r, false)
 	}
 	if !r.Done() || !ok {
-		// The body is withheld; its headers are still cleaned of every
-		// secret it names past the point it could be read to.
+		// Withheld; the headers are still cleaned of the secrets it names later.
 		return looseSecretValues(body, values), false
 	}
 	return values, true
@@ -312,11 +298,8 @@ func secretValues(body []byte) (values []string, ok bool) {
 func looseSecretValues(body []byte, values []string) []string {
 	var buf [64]byte
 	for _, m := range memberPair.FindAllSubmatch(body, maxLoosePairs) {
-		name := m[1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			name = []byte(unescapeJSON(string(name)))
-		}
-		if len(values) == 4*maxSecretValues || !isSecretMember(string(jsonx.NormalizeKey(&buf, name))) {
+		name := jsonx.NormalizeKey(&buf, []byte(unescapeJSON(string(m[1]))))
+		if len(values) == 4*maxSecretValues || !isSecretMember(string(name)) {
 			continue
 		}
 		if value := unescapeJSON(string(m[2])); value != "" && value != redacted && !slices.Contains(values, value) {
@@ -325,6 +308,3 @@ func looseSecretValues(body []byte, values []string) []string {
 	}
 	return values
 }
-
-// maxLoosePairs is how many members looseSecretValues reads.
-const maxLoosePairs = 4096

@@ -67,14 +67,12 @@ func (c *Client) holdsKey(s string) bool {
 func (c *Client) resume(ep *endpoint, path, s string) (string, error) {
 	payload, tag, _ := strings.Cut(s, ".")
 	sum, err := base64.RawURLEncoding.Strict().DecodeString(tag)
-	if len(s) > maxToken || err != nil || !hmac.Equal(sum, c.tokenTag(payload)) {
-		return "", invalidArgument("ListOptions.Resume: not a Next token of this client (altered, or made with another API key or base URL)")
-	}
+	data, _ := base64.RawURLEncoding.Strict().DecodeString(payload) // read only once the tag is checked
 	var t tokenData
-	data, err := base64.RawURLEncoding.Strict().DecodeString(payload)
 	switch {
-	case err != nil || json.Unmarshal(data, &t) != nil || t.V != tokenVersion:
-		return "", invalidArgument("ListOptions.Resume: not a Next token this SDK reads")
+	case len(s) > maxToken || err != nil || !hmac.Equal(sum, c.tokenTag(payload)) ||
+		json.Unmarshal(data, &t) != nil || t.V != tokenVersion:
+		return "", invalidArgument("ListOptions.Resume: not a Next token of this client (altered, or made with another API key, base URL or SDK version)")
 	case t.Route != ep.route || t.Path != path:
 		return "", invalidArgument("ListOptions.Resume: the token is from another list (%q), not %s", t.Path, path)
 	case t.Next == "":
