@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 )
 
@@ -148,7 +149,7 @@ func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.
 	}
 	o.waits = waitRecords{}
 	ticket, err := l.acquire(req.Context(), maxWait, &o.waits)
-	for _, w := range o.waits.all() {
+	for _, w := range o.waits {
 		e := o.attempt
 		e.Type, e.Start, e.Duration, e.Level, e.Header = EventLimiterWait, w.start, w.d, w.level, nil
 		e.Err, e.ErrorType = w.err, ErrorType(w.err)
@@ -168,11 +169,8 @@ func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.
 
 // reserved reports a header an observer cannot set.
 func reserved(name string) bool {
-	switch http.CanonicalHeaderKey(name) {
-	case "Authorization", "Content-Type", "Accept", "User-Agent", "Host", "Content-Length", "Cookie":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"Authorization", "Content-Type", "Accept", "User-Agent", "Host", "Content-Length", "Cookie"},
+		http.CanonicalHeaderKey(name))
 }
 
 // endAttempt tells the observers how the open attempt ended.
