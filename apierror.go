@@ -12,19 +12,15 @@ import (
 // apiError is the *APIError of the call's result r, naming the URL the
 // caller asked for; an answer's body was cleaned by call.answered.
 func (cl *call) apiError(r *result) *APIError {
-	e := r.refusal
-	switch {
-	case e == nil:
-		e = &APIError{
-			RetryAfter: cmp.Or(r.refusedWait, r.rate.wait),
-			kind:       r.kind,
-			// A write that may have left, or got a 5xx, may have taken effect.
-			outcomeUnknown: !cl.idem && r.mayHaveTakenEffect(),
-		}
-	case e.kind == nil:
-		// A refusal a Limiter built itself, not with RefuseWait.
-		e.kind = r.kind
+	e := &APIError{RetryAfter: cmp.Or(r.refusedWait, r.rate.wait)}
+	if r.refusal != nil {
+		// A copy: a Limiter may give the same refusal to every call.
+		*e = *r.refusal
+		e.refusal = r.refusal
 	}
+	e.kind = r.kind
+	// A write that may have left, or got a 5xx, may have taken effect.
+	e.outcomeUnknown = !cl.idem && r.mayHaveTakenEffect()
 	e.Method, e.URL, e.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
 	if r.resp != nil {
 		e.StatusCode, e.Header, e.RequestID = r.resp.StatusCode, r.resp.Header, r.rate.requestID

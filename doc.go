@@ -6,22 +6,19 @@
 //
 // Create one [Client] with the base URL and an API key, or with
 // [NewClientFromEnv], and share it: it is safe for concurrent use. Each
-// resource has a service with a method per endpoint, and List, All and
-// Pages for its list. The context bounds the whole call, waits and
-// retries included:
+// resource has a service with a method per endpoint. The context bounds
+// the whole call, waits and retries included:
 //
 //	client, err := seoapi.NewClient("https://api.example.com", os.Getenv("SEOAPI_API_KEY"))
 //	ws, _, err := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
 //	p, _, err := client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: "Shop"})
 //	p, _, err = client.Projects.Update(ctx, ws.ID, p.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("Shop EU")})
 //
-// Update sends only the fields that are set. A bad argument fails with
-// [ErrInvalidArgument] before anything is sent. [Client.NewRequest] and
+// Update sends only the fields that are set. [Client.NewRequest] and
 // [Client.Do] send any other request the same way. The API publishes no
 // fields, so answers are read tolerantly: every resource keeps its JSON
-// in Raw, and every request type sends extra fields from Extra.
-//
-// From a clone of the repository, these run the SDK against a fake API:
+// in Raw, and every request type sends extra fields from Extra. From a
+// clone of the repository, these run the SDK against a fake API:
 //
 //	go run ./examples/quickstart                  # every endpoint, in process
 //	go run ./cmd/seoapi-fake -addr 127.0.0.1:8080 # the fake as a server
@@ -29,21 +26,23 @@
 // # Errors
 //
 // Every error matches exactly one kind with [errors.Is], such as
-// [ErrNotFound] or [ErrRateLimited], or is the context's own error when
-// the call's context ended. An [*APIError] holds the status, the body's
-// code and message, the request ID and RetryAfter. A POST or PATCH that
-// may have taken effect also matches [ErrOutcomeUnknown]: the SDK never
-// repeats it, so look before trying again (package
-// [github.com/seoapi/seoapi-go/bulk] does this for many writes).
+// [ErrNotFound], or is the context's own error when the call's context
+// ended; a bad argument fails with [ErrInvalidArgument] before anything
+// is sent. An [*APIError] holds the status, the body's code and message,
+// the request ID and RetryAfter. A POST or PATCH that may have taken
+// effect also matches [ErrOutcomeUnknown]: the SDK never repeats it, so
+// look before trying again ([github.com/seoapi/seoapi-go/bulk] does this
+// for many writes).
 //
 // # Listing
 //
-// List returns one page; All iterates over every item, fetching each page
-// as the loop reaches it, and Pages over whole pages. A job saves each [Page]'s Next token
-// and sets it as [ListOptions.Resume] to go on where it stopped, in any
-// process; a changed or foreign token fails with [ErrInvalidArgument]. An
-// empty Resume starts at the first page, so a job records that it
-// finished rather than saving an empty token.
+// Each list has three methods: List returns one page, All iterates over
+// every item, fetching each page as the loop reaches it, and Pages over
+// whole pages. A job saves each [Page]'s Next token and sets it as
+// [ListOptions.Resume] to go on where it stopped, in any process; a
+// changed or foreign token fails with [ErrInvalidArgument]. An empty
+// Resume starts at the first page, so a job records that it finished
+// rather than saving an empty token.
 //
 // # Rate limits and retries
 //

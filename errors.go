@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 )
@@ -14,50 +13,48 @@ import (
 // with errors.Is, or is its context's error (see the README's table).
 var (
 	// ErrInvalidArgument means the SDK rejected an argument and sent nothing.
-	ErrInvalidArgument error = &kindError{"seoapi: invalid argument", "invalid_argument", nil}
+	ErrInvalidArgument = newKind("invalid_argument", "seoapi: invalid argument")
 	// ErrUnauthorized is a 401 or 407: the key is missing, wrong or revoked.
-	ErrUnauthorized error = &kindError{"seoapi: unauthorized", "unauthorized", []int{401, 407}}
+	ErrUnauthorized = newKind("unauthorized", "seoapi: unauthorized")
 	// ErrForbidden is a 403 or 451, such as a plan without API access.
-	ErrForbidden error = &kindError{"seoapi: forbidden", "forbidden", []int{403, 451}}
+	ErrForbidden = newKind("forbidden", "seoapi: forbidden")
 	// ErrNotFound is a 404 or 410.
-	ErrNotFound error = &kindError{"seoapi: not found", "not_found", []int{404, 410}}
+	ErrNotFound = newKind("not_found", "seoapi: not found")
 	// ErrConflict is a 409, 412, 423 or 424.
-	ErrConflict error = &kindError{"seoapi: conflict", "conflict", []int{409, 412, 423, 424}}
+	ErrConflict = newKind("conflict", "seoapi: conflict")
 	// ErrValidation is a 400, 413, 414, 422 or 431: the request's content was refused.
-	ErrValidation error = &kindError{"seoapi: validation failed", "validation", []int{400, 413, 414, 422, 431}}
+	ErrValidation = newKind("validation", "seoapi: validation failed")
 	// ErrRateLimited is a 429, or a wait for the rate limit longer than
 	// WithMaxWait or the context's deadline, refused with nothing sent.
-	ErrRateLimited error = &kindError{"seoapi: rate limited", "rate_limited", []int{429}}
+	ErrRateLimited = newKind("rate_limited", "seoapi: rate limited")
 	// ErrServer is a 408, 425 or any 5xx.
-	ErrServer error = &kindError{"seoapi: server error", "server", []int{408, 425}}
+	ErrServer = newKind("server", "seoapi: server error")
 	// ErrConnection means no usable response arrived: the connection was
 	// refused, reset or cut, TLS failed, or an attempt timed out.
-	ErrConnection error = &kindError{"seoapi: connection failed", "connection", nil}
+	ErrConnection = newKind("connection", "seoapi: connection failed")
 	// ErrUnexpectedResponse is a 2xx the SDK cannot read, a redirect not
 	// followed, or a status no other kind names (1xx, 402, 405, ...).
-	ErrUnexpectedResponse error = &kindError{"seoapi: unexpected response", "unexpected_response", nil}
+	ErrUnexpectedResponse = newKind("unexpected_response", "seoapi: unexpected response")
 	// ErrOutcomeUnknown is also matched by the error of a POST or PATCH
 	// that may have taken effect: cut, timed out or canceled after it may
 	// have left, or answered with a 5xx. Look before repeating it.
 	ErrOutcomeUnknown = errors.New("seoapi: outcome unknown")
 )
 
-// kinds lists the Err kinds in the order ErrorType tries them.
-var kinds = [...]error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict,
-	ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse}
-
 // kindError is the type of the Err kinds, so that errors.As finds the first
 // kind in an error's tree; name is ErrorType's word for it.
-type kindError struct {
-	msg, name string
-	statuses  []int
-}
+type kindError struct{ name, msg string }
+
+// newKind returns the kind ErrorType names name, whose message is msg.
+func newKind(name, msg string) error { return &kindError{name, msg} }
 
 func (e *kindError) Error() string { return e.msg }
 
 // ErrorType names err's kind in one stable word for logs and metrics, such
 // as "not_found" or "canceled": "other" for no kind, "" for nil.
 func ErrorType(err error) string {
+	kinds := [...]error{ErrInvalidArgument, ErrUnauthorized, ErrForbidden, ErrNotFound, ErrConflict,
+		ErrValidation, ErrRateLimited, ErrServer, ErrConnection, ErrUnexpectedResponse}
 	for _, k := range kinds {
 		if errors.Is(err, k) {
 			return k.(*kindError).name
@@ -74,15 +71,26 @@ func ErrorType(err error) string {
 	return "other"
 }
 
-// kindOfStatus returns the kind of a status that is not 2xx.
+// kindOfStatus is the one place a status that is not 2xx gets its kind.
 func kindOfStatus(status int) error {
-	if serverError(status) {
+	switch status {
+	case 401, 407:
+		return ErrUnauthorized
+	case 403, 451:
+		return ErrForbidden
+	case 404, 410:
+		return ErrNotFound
+	case 409, 412, 423, 424:
+		return ErrConflict
+	case 400, 413, 414, 422, 431:
+		return ErrValidation
+	case 429:
+		return ErrRateLimited
+	case 408, 425:
 		return ErrServer
 	}
-	for _, k := range kinds {
-		if slices.Contains(k.(*kindError).statuses, status) {
-			return k
-		}
+	if serverError(status) {
+		return ErrServer
 	}
 	return ErrUnexpectedResponse
 }
@@ -122,8 +130,9 @@ type APIError struct {
 	Attempts   int   // how many attempts the call made
 	Err        error // the underlying error, such as a *net.OpError, when there is one
 
-	kind           error // set when the kind does not follow from StatusCode
-	outcomeUnknown bool  // a write may have reached the server
+	kind           error     // set when the kind does not follow from StatusCode
+	outcomeUnknown bool      // a write may have reached the server
+	refusal        *APIError // the Limiter's own refusal, which this error reports
 }
 
 // Error describes the failure in one line: method, URL, status, code and
@@ -160,11 +169,14 @@ func (e *APIError) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is the error's kind, or ErrOutcomeUnknown
-// when a write may have taken effect.
+// Is reports whether target is the error's kind, ErrOutcomeUnknown when a
+// write may have taken effect, or the Limiter's refusal the error reports.
 func (e *APIError) Is(target error) bool {
 	if target == ErrOutcomeUnknown {
 		return e.outcomeUnknown
+	}
+	if e.refusal != nil && target == error(e.refusal) {
+		return true
 	}
 	return target != nil && target == e.Kind()
 }

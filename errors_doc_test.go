@@ -52,25 +52,55 @@ func TestKindDocsListTheirStatuses(t *testing.T) {
 	}
 }
 
+// TestKindsReadPlainly: godoc shows each exported variable of errors.go
+// as its declaration, so each is built by a call with literal arguments,
+// such as newKind("not_found", "seoapi: not found"), not a value of an
+// unexported type spelled out field by field.
+func TestKindsReadPlainly(t *testing.T) {
+	t.Parallel()
+	for _, v := range varSpecs(t) {
+		if !v.Names[0].IsExported() {
+			continue
+		}
+		call, ok := v.Values[0].(*ast.CallExpr)
+		if !ok {
+			t.Errorf("%s is not declared by a call", v.Names[0].Name)
+			continue
+		}
+		for _, arg := range call.Args {
+			if _, ok := arg.(*ast.BasicLit); !ok {
+				t.Errorf("%s is declared with an argument that is not a literal", v.Names[0].Name)
+			}
+		}
+	}
+}
+
 // kindDocs returns the doc comments of the variables of errors.go.
 func kindDocs(t *testing.T) map[string]string {
+	t.Helper()
+	docs := map[string]string{}
+	for _, v := range varSpecs(t) {
+		if v.Doc != nil {
+			docs[v.Names[0].Name] = v.Doc.Text()
+		}
+	}
+	return docs
+}
+
+// varSpecs returns the variables errors.go declares.
+func varSpecs(t *testing.T) []*ast.ValueSpec {
 	t.Helper()
 	f, err := parser.ParseFile(token.NewFileSet(), "errors.go", nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs := map[string]string{}
+	var specs []*ast.ValueSpec
 	for _, decl := range f.Decls {
-		g, ok := decl.(*ast.GenDecl)
-		if !ok || g.Tok != token.VAR {
-			continue
-		}
-		for _, spec := range g.Specs {
-			v := spec.(*ast.ValueSpec)
-			if v.Doc != nil {
-				docs[v.Names[0].Name] = v.Doc.Text()
+		if g, ok := decl.(*ast.GenDecl); ok && g.Tok == token.VAR {
+			for _, spec := range g.Specs {
+				specs = append(specs, spec.(*ast.ValueSpec))
 			}
 		}
 	}
-	return docs
+	return specs
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -144,4 +145,40 @@ func TestHandBuiltRefusalHasOneKind(t *testing.T) {
 		assert.Equal(t, "rate_limited", seoapi.ErrorType(err))
 		assert.Contains(t, err.Error(), "fleet limit: too long")
 	}
+}
+
+// sharedRefusal refuses every wait with the one *APIError it holds.
+type sharedRefusal struct{ err *seoapi.APIError }
+
+func (l sharedRefusal) Wait(context.Context) error { return l.err }
+
+// TestSharedRefusalStaysTheLimiters: a Limiter that refuses every wait
+// with one shared *APIError gets it back unchanged, and each call's error
+// names its own URL and still matches the refusal, also when calls are
+// refused at the same time.
+func TestSharedRefusalStaysTheLimiters(t *testing.T) {
+	t.Parallel()
+	shared := seoapi.RefuseWait(time.Hour, "fleet limit: too long")
+	srv := seoapitest.NewServer(t)
+	c, err := seoapi.NewClient(srv.URL(), srv.Key(), seoapi.WithLimiter(sharedRefusal{shared}))
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for _, ws := range []string{"ws_1", "ws_2", "ws_3", "ws_4"} {
+		wg.Go(func() {
+			_, _, err := c.Projects.List(context.Background(), ws, nil)
+			var ae *seoapi.APIError
+			if !assert.ErrorAs(t, err, &ae) {
+				return
+			}
+			assert.Equal(t, srv.URL()+"/api/workspaces/"+ws+"/projects", ae.URL)
+			assert.Equal(t, "fleet limit: too long", ae.Message)
+			assert.Equal(t, time.Hour, ae.RetryAfter)
+			assert.ErrorIs(t, err, shared, "the limiter's refusal stays reachable")
+			for _, kind := range append(allKinds, seoapi.ErrConnection, seoapi.ErrUnexpectedResponse) {
+				assert.Equal(t, kind == seoapi.ErrRateLimited, errors.Is(err, kind), "%v: kind %v", err, kind)
+			}
+		})
+	}
+	wg.Wait()
+	assert.Equal(t, seoapi.RefuseWait(time.Hour, "fleet limit: too long"), shared, "the limiter's refusal is unchanged")
 }

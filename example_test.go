@@ -334,7 +334,8 @@ func ExampleErrorType() {
 
 func ExampleRefuseWait() {
 	// A Limiter of one's own that will not wait 2 minutes says so with
-	// RefuseWait; the client fills in the method, URL and attempts.
+	// RefuseWait. The call's error is a copy naming the method, URL and
+	// attempts, and errors.Is matches it to the Limiter's value.
 	err := seoapi.RefuseWait(2*time.Minute, "quota limit: wait of 2m0s exceeds the quota's patience")
 	fmt.Println(errors.Is(err, seoapi.ErrRateLimited), err.StatusCode, err.RetryAfter)
 	fmt.Println(err)

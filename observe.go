@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 )
 
@@ -168,11 +169,8 @@ func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.
 
 // reserved reports a header an observer cannot set.
 func reserved(name string) bool {
-	switch http.CanonicalHeaderKey(name) {
-	case "Authorization", "Content-Type", "Accept", "User-Agent", "Host", "Content-Length", "Cookie":
-		return true
-	}
-	return false
+	return slices.Contains([]string{"Authorization", "Content-Type", "Accept", "User-Agent", "Host", "Content-Length", "Cookie"},
+		http.CanonicalHeaderKey(name))
 }
 
 // endAttempt tells the observers how the open attempt ended.
