@@ -1065,7 +1065,6 @@ func TestLimiterFailureHasOneKind(t *testing.T) {
 		{"network error", fmt.Errorf("redis: %w", opErr), seoapi.ErrConnection},
 		{"its own timeout", fmt.Errorf("redis: %w", context.DeadlineExceeded), seoapi.ErrConnection},
 		{"its own cancel", fmt.Errorf("redis: %w", context.Canceled), seoapi.ErrConnection},
-		// RefuseWait's error is filled in by the client, so each call needs its own.
 		{"refused wait", nil, seoapi.ErrRateLimited},
 		{"two kinds at once", errors.Join(seoapi.ErrServer, seoapi.ErrNotFound), seoapi.ErrServer},
 	}
