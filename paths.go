@@ -37,13 +37,17 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	if _, ok := serverPath(u.EscapedPath()); !ok || strings.Contains(u.EscapedPath(), "//") {
 		return nil, invalidArgument("base URL %q has a path servers may read differently (\"//\", an escaped slash, a backslash or \"..;\")", u.Redacted())
 	}
+	addTrailingSlash(u)
+	return u, nil
+}
+
+func addTrailingSlash(u *url.URL) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 		if u.RawPath != "" {
 			u.RawPath += "/"
 		}
 	}
-	return u, nil
 }
 
 func isLoopback(host string) bool {
