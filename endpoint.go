@@ -6,9 +6,8 @@ import (
 	"strings"
 )
 
-// endpoint describes one endpoint of the API, declared once beside the
-// service method that calls it: its path, the observers' operation and
-// route, and whether its answer holds a created secret.
+// endpoint is one endpoint of the API, declared once beside the service
+// method that calls it.
 type endpoint struct {
 	operation string // the SDK method, such as "Projects.Create"
 	method    string
@@ -16,13 +15,11 @@ type endpoint struct {
 	secret    bool   // the answer holds a created secret (a new API key)
 }
 
-// name is the method and route, such as
-// "POST /api/workspaces/{id}/projects": it holds no ID.
+// name is the method and route, without IDs: "POST /api/workspaces/{id}/projects".
 func (e *endpoint) name() string { return e.method + " " + e.route }
 
-// path fills the route's placeholders, in order, with ids, each checked
-// and escaped into exactly one path segment, and returns the path relative
-// to the base URL.
+// path returns the route relative to the base URL, its placeholders
+// filled in order with ids, each through escapeID.
 func (e *endpoint) path(ids ...string) (string, error) {
 	var b strings.Builder
 	b.Grow(len(e.route) + 32)
@@ -53,11 +50,10 @@ func idName(placeholder string) string {
 	return placeholder[:len(placeholder)-2] + "ID" // projectId: projectID
 }
 
-// escapeID checks the ID for a placeholder and escapes it into exactly
-// one path segment ("a?b" travels as "a%3Fb"). Empty IDs, dot segments,
-// and IDs holding a slash, a backslash or control characters fail with
-// ErrInvalidArgument: a server or a gateway may split a segment at an
-// escaped slash.
+// escapeID escapes id into exactly one path segment ("a?b" travels as
+// "a%3Fb"). An empty ID, a dot segment, or one holding a slash (a gateway
+// may split at an escaped one), a backslash or a control character is an
+// ErrInvalidArgument.
 func escapeID(placeholder, id string) (string, error) {
 	var problem string
 	switch {

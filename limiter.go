@@ -51,11 +51,10 @@ type SlotLimiter interface {
 }
 
 // NewLimiter returns the built-in limiter: at most perHour requests in any
-// rolling hour and perSecond in any rolling second. It is a
-// FeedbackLimiter, a SlotLimiter and a BudgetLimiter, safe for concurrent
-// use; give it to several clients with WithLimiter to share one budget and
-// the server's hold. It refuses a wait as CheckWait does, with maxWait as
-// its own max wait.
+// rolling hour and perSecond in any rolling second. It is a FeedbackLimiter,
+// a SlotLimiter and a BudgetLimiter, safe for concurrent use; clients given
+// it with WithLimiter share its budget and the server's hold. It refuses a
+// wait as CheckWait does, with maxWait as its own max wait.
 func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) {
 	if perHour <= 0 || perSecond <= 0 || maxWait < 0 {
 		return nil, invalidArgument("NewLimiter(%d, %d, %s): limits must be positive, maxWait not negative", perHour, perSecond, maxWait)
@@ -142,7 +141,6 @@ var levelReasons = map[WaitLevel]string{WaitPerSecond: "per-second limit", WaitP
 
 // slotTicket is one request a limiter let go.
 type slotTicket struct {
-	sent         time.Time     // when it was let go
 	hour, second time.Duration // when its slots of the built-in limiter free, since its origin; 0: none
 	answered     func()        // a SlotLimiter's
 }
@@ -196,10 +194,10 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 	if err := l.waitOut(ctx, maxWaitLimit{client: maxWait}, rec); err != nil {
 		return slotTicket{}, err
 	}
-	start := l.now()
 	if l.inner == nil {
-		return slotTicket{sent: start}, ctx.Err()
+		return slotTicket{}, ctx.Err()
 	}
+	start := l.now()
 	ctx = context.WithValue(ctx, maxWaitKey{}, maxWait)
 	var t slotTicket
 	var err error
@@ -208,8 +206,7 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 	} else {
 		err = l.inner.Wait(ctx)
 	}
-	t.sent = l.now()
-	if d := t.sent.Sub(start); d >= minReportedWait || err != nil && ctx.Err() != nil {
+	if d := l.now().Sub(start); d >= minReportedWait || err != nil && ctx.Err() != nil {
 		rec.add(WaitLimiter, start, d, ctx.Err())
 	}
 	return t, err

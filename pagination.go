@@ -243,7 +243,7 @@ func itemsSum[T any](items []*T) [sha256.Size]byte {
 // unexpectedAnswer is the ErrUnexpectedResponse of an answer the SDK cannot
 // use, such as a page it cannot follow; resp is nil when nothing was sent.
 func unexpectedAnswer(req *http.Request, resp *Response, msg string) error {
-	e := &APIError{Method: req.Method, URL: redactedURL(req), Message: msg, kind: ErrUnexpectedResponse}
+	e := &APIError{Method: req.Method, URL: req.URL.Redacted(), Message: msg, kind: ErrUnexpectedResponse}
 	if resp != nil && resp.Response != nil {
 		e.StatusCode, e.RequestID, e.Attempts, e.Header = resp.StatusCode, resp.RequestID, resp.Attempts, resp.Header
 	}

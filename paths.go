@@ -2,7 +2,6 @@ package seoapi
 
 import (
 	"net"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -81,8 +80,12 @@ func plainRelative(path string) bool {
 	return p != "" && p[0] != '.' && p[0] != '/' && !strings.Contains(p, "/.") && strings.Trim(p, plainPathChars) == ""
 }
 
-// plainPathChars are the characters a plain relative path may hold.
-const plainPathChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/%?&=+,;@!$'()*"
+// unreserved are the characters RFC 3986 lets a URL hold unescaped
+// anywhere; plainPathChars those a plain relative path may hold.
+const (
+	unreserved     = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
+	plainPathChars = unreserved + "/%?&=+,;@!$'()*"
+)
 
 // keyMayGo is the one place that decides whether the API key may be sent
 // to u, and every URL the SDK sends to passes it (NewRequest, Do,
@@ -105,11 +108,10 @@ func (c *Client) keyMayGo(u *url.URL) bool {
 	return strings.HasPrefix(path, c.basePath)
 }
 
-// serverPath returns an escaped path as a server may read it: the escapes
-// of unreserved characters decoded (RFC 3986 makes %2E a dot), "//"
-// merged and dot segments removed. ok is false for a path servers may
-// read differently: a backslash, an escaped slash or backslash, or a dot
-// segment with ";params" ("..;").
+// serverPath returns an escaped path as a server may read it: each segment
+// through decodeUnreserved, "//" merged, dot segments removed. ok is false
+// for a path servers may read differently: decodeUnreserved refuses it, or
+// it has a dot segment with ";params" ("..;").
 func serverPath(escaped string) (path string, ok bool) {
 	segments := strings.Split(escaped, "/")
 	out := make([]string, 0, len(segments))
@@ -147,44 +149,30 @@ func dotSegment(seg string) bool {
 
 // decodeUnreserved decodes the escapes of unreserved characters in one
 // path segment (RFC 3986 makes %2E a dot) and upper-cases the others; it
-// refuses a backslash and an escaped slash or backslash.
+// refuses a backslash, an escaped slash or backslash, and a bad escape.
 func decodeUnreserved(seg string) (string, bool) {
-	if strings.IndexByte(seg, '\\') >= 0 {
+	if strings.Contains(seg, `\`) {
 		return "", false
 	}
-	if strings.IndexByte(seg, '%') < 0 {
+	if !strings.Contains(seg, "%") {
 		return seg, true
 	}
 	var b strings.Builder
 	for i := 0; i < len(seg); i++ {
-		if seg[i] != '%' || i+2 >= len(seg) {
+		if seg[i] != '%' {
 			b.WriteByte(seg[i])
 			continue
 		}
-		v, err := strconv.ParseUint(seg[i+1:i+3], 16, 8)
+		c, err := url.PathUnescape(seg[i:min(i+3, len(seg))])
 		switch {
-		case err != nil:
-			b.WriteByte(seg[i])
-			continue
-		case v == '/' || v == '\\':
+		case err != nil || c == "/" || c == `\`:
 			return "", false
-		case isUnreserved(byte(v)):
-			b.WriteByte(byte(v))
+		case strings.Contains(unreserved, c):
+			b.WriteString(c)
 		default:
 			b.WriteString(strings.ToUpper(seg[i : i+3]))
 		}
 		i += 2
 	}
 	return b.String(), true
-}
-
-func isUnreserved(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0
-}
-
-func redactedURL(req *http.Request) string {
-	if req == nil || req.URL == nil {
-		return ""
-	}
-	return req.URL.Redacted()
 }

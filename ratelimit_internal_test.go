@@ -339,10 +339,11 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 	clk := newClock()
 	l := onClock(1_000_000, 1, 0, clk)
 	var rec waitRecords
-	first, err := builtin(l).acquire(context.Background(), time.Minute, &rec)
+	sent := clk.now()
+	_, err := builtin(l).acquire(context.Background(), time.Minute, &rec)
 	require.NoError(t, err)
 	require.Empty(t, rec)
-	l.feedback(context.Background(), first.sent, RateFeedback{Hold: 20 * time.Millisecond})
+	l.feedback(context.Background(), sent, RateFeedback{Hold: 20 * time.Millisecond})
 	start := clk.now()
 	require.NoError(t, turn(builtin(l), context.Background(), time.Minute, &rec))
 	assert.Equal(t, []waitRecord{
@@ -375,9 +376,9 @@ func TestServerHold(t *testing.T) {
 			clk := newClock()
 			for _, lim := range []attemptLimiter{builtin(newWindowLimiter(100, 10, 0, clk.now)), newAttemptLimiter(rateLimitConfig{off: true}, clk.now), newAttemptLimiter(rateLimitConfig{limiter: &countingLimiter{}}, clk.now)} {
 				for _, f := range tt.feedback {
-					sent := slotTicket{sent: clk.now()}
+					sent := clk.now()
 					clk.advance(time.Millisecond)
-					lim.feedback(context.Background(), sent.sent, f)
+					lim.feedback(context.Background(), sent, f)
 				}
 				var rec waitRecords
 				err := turn(lim, context.Background(), 0, &rec)
@@ -415,12 +416,13 @@ func TestStaleAnswerKeepsANewerHold(t *testing.T) {
 	}
 	for _, k := range kinds {
 		ctx := context.Background()
-		a, err := k.lim.acquire(ctx, time.Hour, nil)
+		sent := clk.now()
+		_, err := k.lim.acquire(ctx, time.Hour, nil)
 		require.NoError(t, err)
 		clk.advance(10 * time.Millisecond)
 		k.lim.feedback(ctx, clk.now(), RateFeedback{Hold: 30 * time.Second})
 		clk.advance(10 * time.Millisecond)
-		k.lim.feedback(ctx, a.sent, RateFeedback{Lift: true})
+		k.lim.feedback(ctx, sent, RateFeedback{Lift: true})
 		if k.name == "a FeedbackLimiter" {
 			assert.Equal(t, []RateFeedback{{Hold: 30 * time.Second}}, fleet.told, "the stale Lift is not passed on")
 			continue

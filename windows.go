@@ -137,7 +137,7 @@ func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, start time
 	if reserved {
 		return slotTicket{}, wait, level, nil
 	}
-	t := slotTicket{sent: l.origin.Add(release), hour: release + hourSpan, second: release + secondSpan}
+	t := slotTicket{hour: release + hourSpan, second: release + secondSpan}
 	if l.unheard {
 		t.second = release + time.Second + releaseGuard // no done will move it
 	}
