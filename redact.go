@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"html"
@@ -159,17 +160,20 @@ func (r *redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// errorBody cleans b, then cuts it to maxErrorBody bytes: a halved secret is found.
+// errorBody cleans b, then cuts it to maxErrorBody bytes (so a halved
+// secret is found), copied when cut so the error keeps no large body alive.
 func (r *redactor) errorBody(b []byte) []byte {
-	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
+	b = r.bytes(b[:min(len(b), maxErrorBody+4096)])
+	if len(b) > maxErrorBody {
+		return bytes.Clone(b[:maxErrorBody])
+	}
+	return b
 }
 
 // answer cleans the status line, header and trailer of resp: a header
 // holding a secret becomes a cleaned copy, a clean one is read once.
 func (r *redactor) answer(resp *http.Response) {
-	if r.holds(resp.Status, maxRounds) {
-		resp.Status = r.string(resp.Status)
-	}
+	resp.Status = r.string(resp.Status)
 	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
 		dirty := false
 		for name, values := range *h {
