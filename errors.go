@@ -192,8 +192,7 @@ func (e *APIError) Kind() error {
 	return kindOfStatus(e.StatusCode)
 }
 
-// apiError is the *APIError of the call's result r, naming the URL the
-// caller asked for.
+// apiError is the *APIError of result r, naming the URL the caller asked for.
 func (cl *call) apiError(r *result) *APIError {
 	e := &APIError{RetryAfter: cmp.Or(r.refusedWait, r.rate.wait)}
 	if r.refusal != nil {
@@ -245,9 +244,8 @@ func (cl *call) decodeError(r *result, err error) error {
 	return e
 }
 
-// failure is the error of a call that ended without an answer to use. It
-// says what this call did: when the caller's context ended, the error is
-// the context's own, whatever cause the context carries.
+// failure is the error of a call that ended without an answer to use. When
+// the caller's context ended, it is the context's own error, whatever its cause.
 func (cl *call) failure(ctx context.Context, r *result) error {
 	e := cl.apiError(r)
 	var lim *limiterError
@@ -265,9 +263,8 @@ func (cl *call) failure(ctx context.Context, r *result) error {
 	return e
 }
 
-// cleanCause strips the *url.Error around err, as the APIError names the
-// method and URL, and any form of the key a server sent back, which
-// net/http may quote in a malformed-response error.
+// cleanCause strips err of its *url.Error (the APIError names the method and
+// URL) and of any form of the key, which net/http may quote from a server.
 func (c *Client) cleanCause(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
