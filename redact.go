@@ -249,12 +249,11 @@ func notBase64(c rune) bool {
 	return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_')
 }
 
-// secretValues returns the distinct string values but "" and [REDACTED],
-// in order, of the members of body whose normalised name isSecretMember.
-// ok is false when the body must be withheld: not one JSON value (cut
-// short, or nested past 10,000 levels as for encoding/json), more than
-// maxSecretValues, a name too long to read, or a string or name holding a
-// JSON object (a gateway quoting its upstream).
+// secretValues returns, in order, the distinct values but "" and [REDACTED]
+// of body's string members whose normalised name isSecretMember. ok is false
+// when body must be withheld: not one JSON value (cut short, or nested past
+// 10,000 levels), over maxSecretValues values, a name too long to read, or a
+// string or name holding a JSON object (a gateway quoting its upstream).
 func secretValues(body []byte) (values []string, ok bool) {
 	ok = true
 	var walk func(r *jsonx.Reader, secret bool)
