@@ -170,7 +170,9 @@ func (r *redactor) errorBody(b []byte) []byte {
 // answer cleans the status line, header and trailer of resp: a header
 // holding a secret becomes a cleaned copy, a clean one is read once.
 func (r *redactor) answer(resp *http.Response) {
-	resp.Status = r.string(resp.Status)
+	if r.holds(resp.Status, maxRounds) {
+		resp.Status = r.string(resp.Status)
+	}
 	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
 		dirty := false
 		for name, values := range *h {
