@@ -98,8 +98,7 @@ type observationKey struct{}
 // startObservation tells the observers a call began and returns req with
 // the observation in its context, where the transport finds it.
 func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *http.Request) {
-	o := &observation{call: cl}
-	o.start = Event{
+	o := &observation{call: cl, start: Event{
 		Type:          EventCallStart,
 		Operation:     cl.ep.operation,
 		Route:         cl.ep.name(),
@@ -108,7 +107,7 @@ func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *h
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
 		Start:         time.Now(),
-	}
+	}}
 	o.ctx = o.notify(req.Context(), o.start)
 	return o, req.WithContext(context.WithValue(req.Context(), observationKey{}, o))
 }

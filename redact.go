@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"html"
@@ -17,11 +18,10 @@ import (
 )
 
 // A redactor removes secrets (the API key, an API key answer's) from what a
-// server sent: in any letter case, in base64 after any bytes, as the text
-// stands or after up to maxRounds decodings (JSON and percent escapes, HTML
-// references, base64 of UTF-8 text) of a word, as a secret holds no white
-// space and no encoding writes any. Secrets, and the redactor, are held
-// through pointers: fmt, printing an unexported field, finds addresses.
+// server sent: in any letter case, in base64 after any bytes, and within up
+// to maxRounds decodings of a word (JSON and percent escapes, HTML references,
+// base64 text), as no secret and no encoding holds white space. Secrets, and
+// the redactor, are held through pointers, so fmt prints only addresses.
 type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
@@ -67,28 +67,24 @@ func unescapeJSON(run string) string {
 	return s
 }
 
-// newRedactor returns a redactor of key; an empty key redacts nothing.
-func newRedactor(key string) *redactor {
+// newRedactor returns a redactor of secrets, the API key first; an empty
+// one is left out, so an empty key redacts nothing.
+func newRedactor(secrets ...string) *redactor {
 	r := &redactor{minRunes: math.MaxInt}
-	if key != "" {
-		r.add(key)
-	}
-	return r
-}
-
-// add adds secret, which is not empty.
-func (r *redactor) add(secret string) {
-	r.secrets = append(r.secrets, &secret)
-	quoted := make([]string, len(r.secrets))
-	for i, s := range r.secrets {
-		quoted[i] = regexp.QuoteMeta(*s)
+	var quoted []string
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		r.secrets, quoted = append(r.secrets, &s), append(quoted, regexp.QuoteMeta(s))
+		r.minRunes = min(r.minRunes, utf8.RuneCountInString(s))
+		for _, form := range base64Forms(s) {
+			r.base64 = append(r.base64, &form)
+		}
 	}
 	r.plain = regexp.MustCompile(`(?i)(?:` + strings.Join(quoted, `|`) + `)+`)
 	r.plain.Longest()
-	r.minRunes = min(r.minRunes, utf8.RuneCountInString(secret))
-	for _, form := range base64Forms(secret) {
-		r.base64 = append(r.base64, &form)
-	}
+	return r
 }
 
 // base64Forms returns secret's base64 (as written, upper- and lower-cased,
@@ -113,16 +109,18 @@ func base64Forms(secret string) (forms []string) {
 // over maxSecretLength characters, or with white space.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
-	out := *r
-	out.secrets, out.base64 = slices.Clone(r.secrets), slices.Clone(r.base64)
+	var secrets []string
+	for _, s := range r.secrets {
+		secrets = append(secrets, *s)
+	}
 	for _, v := range values {
 		if n := utf8.RuneCountInString(v); n < MinAPIKeyLength || n > maxSecretLength || strings.ContainsFunc(v, unicode.IsSpace) {
 			ok = false
 		} else {
-			out.add(v)
+			secrets = append(secrets, v)
 		}
 	}
-	return &out, ok
+	return newRedactor(secrets...), ok
 }
 
 // string returns s without secrets: while s holds one, it replaces plain
@@ -159,9 +157,14 @@ func (r *redactor) bytes(b []byte) []byte {
 	return b
 }
 
-// errorBody cleans b, then cuts it to maxErrorBody bytes: a halved secret is found.
+// errorBody cleans b, then cuts it to maxErrorBody bytes (so a halved
+// secret is found), copied when cut so the error keeps no large body alive.
 func (r *redactor) errorBody(b []byte) []byte {
-	return capErrorBody(r.bytes(b[:min(len(b), maxErrorBody+4096)]))
+	b = r.bytes(b[:min(len(b), maxErrorBody+4096)])
+	if len(b) > maxErrorBody {
+		return bytes.Clone(b[:maxErrorBody])
+	}
+	return b
 }
 
 // answer cleans the status line, header and trailer of resp: a header
@@ -202,46 +205,45 @@ func (r *redactor) holds(s string, rounds int) bool {
 			}
 		}
 	}
-	return r.inBase64(s, rounds) || rounds > 0 && strings.ContainsAny(s, `\%&`) &&
-		slices.ContainsFunc(r.decodings(s), func(d string) bool { return r.holds(d, rounds-1) })
+	return r.inBase64(s, rounds) || rounds > 0 && strings.ContainsAny(s, `\%&`) && r.inEscapes(s, rounds-1)
 }
 
 // inBase64 reports whether a base64 run in s holds a secret's base64 form,
-// or decodes to text holding a secret within rounds.
+// or decodes, in either alphabet, to text holding a secret within rounds.
 func (r *redactor) inBase64(s string, rounds int) bool {
+	var buf, src [512]byte // a run that decodes to nothing costs no allocation
 	for run := range strings.FieldsFuncSeq(s, notBase64) {
-		if len(run) >= r.minRunes && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) ||
-			rounds > 0 && 3*len(run) >= 4*r.minRunes && r.base64Holds(run, rounds-1) { // 4 characters for 3 bytes
+		if len(run) >= r.minRunes && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) {
+			return true
+		}
+		if rounds == 0 || 3*len(run) < 4*r.minRunes { // 4 characters for 3 bytes
+			continue
+		}
+		out, err := base64.RawStdEncoding.AppendDecode(buf[:0], append(src[:0], run...))
+		if err != nil {
+			out, err = base64.RawURLEncoding.AppendDecode(buf[:0], append(src[:0], run...))
+		}
+		if err == nil && utf8.Valid(out) && r.holds(string(out), rounds-1) {
 			return true
 		}
 	}
 	return false
 }
 
-// base64Holds reports whether run, as base64 of text, holds a secret.
-func (r *redactor) base64Holds(run string, rounds int) bool {
-	var buf, src [512]byte // a run that decodes to nothing costs no allocation
-	for _, enc := range [...]*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
-		if out, err := enc.AppendDecode(buf[:0], append(src[:0], run...)); err == nil {
-			return utf8.Valid(out) && r.holds(string(out), rounds)
-		}
-	}
-	return false
-}
-
-// decodings returns the words of s an escape decoding changes, decoded.
-func (r *redactor) decodings(s string) (out []string) {
+// inEscapes reports whether a word of s that an escape decoding changes
+// holds a secret once decoded, within rounds.
+func (r *redactor) inEscapes(s string, rounds int) bool {
 	for word := range strings.FieldsSeq(s) {
 		for _, d := range decoders {
 			if utf8.RuneCountInString(word) < r.minRunes || strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
 				continue
 			}
-			if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word {
-				out = append(out, text)
+			if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word && r.holds(text, rounds) {
+				return true
 			}
 		}
 	}
-	return out
+	return false
 }
 
 // notBase64 reports a character of neither base64 alphabet.
@@ -249,12 +251,11 @@ func notBase64(c rune) bool {
 	return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_')
 }
 
-// secretValues returns the distinct string values but "" and [REDACTED],
-// in order, of the members of body whose normalised name isSecretMember.
-// ok is false when the body must be withheld: not one JSON value (cut
-// short, or nested past 10,000 levels as for encoding/json), more than
-// maxSecretValues, a name too long to read, or a string or name holding a
-// JSON object (a gateway quoting its upstream).
+// secretValues returns, in order, the distinct values but "" and [REDACTED]
+// of body's string members whose normalised name isSecretMember. ok is false
+// when body must be withheld: not one JSON value (cut short, or nested past
+// 10,000 levels), over maxSecretValues values, a name too long to read, or a
+// string or name holding a JSON object (a gateway quoting its upstream).
 func secretValues(body []byte) (values []string, ok bool) {
 	ok = true
 	var walk func(r *jsonx.Reader, secret bool)
