@@ -221,9 +221,8 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 // opened. Once the caller's context has ended, err may be its cause,
 // another call's error, which says nothing of this attempt.
 func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
-	var cut *cutError
 	switch {
-	case errors.As(err, &cut):
+	case errors.As(err, new(*cutError)):
 		return true
 	case cl.body != nil && !cl.marks.Load().left.Load():
 		return false
@@ -267,18 +266,11 @@ func (cl *call) record(r result) {
 // connectError reports a connection that never opened: a dial, a DNS
 // lookup or a TLS handshake failed before any of the request was written.
 func connectError(err error) bool {
-	var (
-		op     *net.OpError
-		dns    *net.DNSError
-		cert   *tls.CertificateVerificationError
-		header tls.RecordHeaderError
-		alert  tls.AlertError
-		auth   x509.UnknownAuthorityError
-		host   x509.HostnameError
-	)
-	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) ||
-		errors.As(err, &cert) || errors.As(err, &header) || errors.As(err, &alert) ||
-		errors.As(err, &auth) || errors.As(err, &host)
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, new(*net.DNSError)) ||
+		errors.As(err, new(*tls.CertificateVerificationError)) || errors.As(err, new(tls.RecordHeaderError)) ||
+		errors.As(err, new(tls.AlertError)) || errors.As(err, new(x509.UnknownAuthorityError)) ||
+		errors.As(err, new(x509.HostnameError))
 }
 
 // errAttemptTimeout ends a hop longer than the HTTP client's Timeout.

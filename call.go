@@ -107,8 +107,7 @@ func (cl *call) context(ctx context.Context) context.Context {
 	})
 }
 
-// send is the one path every call takes: go-retryablehttp's loop runs the
-// attempts, and finish turns the last one's result into the call's.
+// send is the one path every call takes.
 func (cl *call) send(req *http.Request, v any) (*Response, error) {
 	cl.req = req
 	if len(cl.client.observers) > 0 {
