@@ -14,16 +14,16 @@ import (
 
 // result is what one attempt came to, worked out once by settle.
 type result struct {
-	resp     *http.Response // the answer used; nil when there is none
-	data     []byte         // its body, read whole within the cap
-	tooLarge bool           // a 2xx body over the cap: data holds its start
-	rate     rateHeaders    // what resp's headers say, read once
-	link     []string       // the Link header as sent: fetchList fails on one holding the key
+	resp *http.Response // the answer used; nil when there is none
+	data []byte         // its body, read whole within the cap
+	rate rateHeaders    // what resp's headers say, read once
+	link []string       // the Link header as sent: fetchList fails on one holding the key
 	// redact cleans the answer of the key and, for an endpoint that creates
 	// a secret, of every secret the body names; withhold keeps the body out
 	// of an error when those cannot all be named.
 	redact   *redactor
 	withhold bool
+	tooLarge bool // a 2xx body over the cap: data holds its start
 
 	err         error     // why there is no answer to use
 	refusal     *APIError // the limiter's refusal to wait, when that is err
