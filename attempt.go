@@ -16,26 +16,22 @@ import (
 type result struct {
 	resp *http.Response // the answer used; nil when there is none
 	data []byte         // its body, read whole within the cap
-	// redact cleans what the answer shows: of the key, and for an endpoint
-	// that creates a secret, of every secret the body names; withhold is
-	// set when an error must not show the body at all.
+	rate rateHeaders    // what resp's headers say, read once
+	link []string       // the Link header as sent: fetchList fails on one holding the key
+	// redact cleans the answer of the key and, for an endpoint that creates
+	// a secret, of every secret the body names; withhold keeps the body out
+	// of an error when those cannot all be named.
 	redact   *redactor
 	withhold bool
-	tooLarge bool        // a 2xx body over the cap: data holds its start
-	rate     rateHeaders // what resp's headers say, read once
-	// link is the Link header as the server sent it: a next link that
-	// holds the key fails its page (fetchList) instead of being redacted.
-	link []string
+	tooLarge bool // a 2xx body over the cap: data holds its start
 
-	err     error     // why there is no answer to use
-	refusal *APIError // the limiter's refusal to wait, when that is err
-	// kind is the one kind of a failure or of a status other than 2xx;
-	// nil on a 2xx, and when the caller's context ended.
-	kind        error
-	status      int  // the status the attempt ended with, also beside an error
-	sent        bool // the limiter let the request go
-	mayHaveLeft bool // it may have reached the server (a failure only)
-	retry       bool // another attempt follows, after wait
+	err         error     // why there is no answer to use
+	refusal     *APIError // the limiter's refusal to wait, when that is err
+	kind        error     // the one kind of a failure or a non-2xx status; nil on a 2xx or an ended context
+	status      int       // the status the attempt ended with, also beside an error
+	sent        bool      // the limiter let the request go
+	mayHaveLeft bool      // it may have reached the server (a failure only)
+	retry       bool      // another attempt follows, after wait
 	wait        time.Duration
 	refusedWait time.Duration // a wait the policy refused: the server's, or the limiter's
 }
@@ -129,7 +125,7 @@ func (cl *call) settle(ctx context.Context, resp *http.Response, err error) (boo
 
 // answered reads the answer: headers cleaned of the key and read once,
 // the server's hold told to the limiter, the body read whole within the
-// cap, so that a body cut short fails the attempt and may be retried.
+// cap (a body cut short fails the attempt, which may be retried).
 func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	c := cl.client
 	now := c.now()
@@ -137,8 +133,7 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	c.redact.answer(resp)
 	r := result{resp: resp, status: resp.StatusCode, sent: true, link: link, rate: readRateHeaders(resp.Header, now)}
 	if f, ok := r.rate.hold(resp.StatusCode, now); ok {
-		// The attempt began before its request was sent: a hold set since
-		// then is newer than the request, and its answer does not lift it.
+		// A hold set since the attempt began is newer: this answer does not lift it.
 		c.transport.limiter.feedback(ctx, cl.attemptStart, f)
 	}
 	data, tooLarge, err := c.readBody(resp)
@@ -147,18 +142,14 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 	}
 	r.data, r.tooLarge, r.redact = data, tooLarge, c.redact
 	if cl.ep.secret {
-		// The answer may hold a created secret, also when the call fails:
-		// every secret the body names is cleaned from the headers and the
-		// request ID, and from an error's body, which is withheld when the
-		// secrets cannot all be named.
+		// The answer may hold a created secret, also when the call fails.
 		var clean bool
 		r.redact, clean = c.redact.withSecretsIn(data)
 		r.withhold = !clean
 		r.rate.requestID = r.redact.string(r.rate.requestID)
 	}
 	if resp.Trailer != nil || cl.ep.secret {
-		// Trailer values arrive with the end of the body, and the
-		// secrets of an answer are known once it is read.
+		// Trailers and the secrets of a body are known once it is read.
 		r.redact.answer(resp)
 	}
 	if !success(resp.StatusCode) {
@@ -170,8 +161,8 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 func success(status int) bool { return status >= 200 && status <= 299 }
 
 // readBody reads resp's body whole. A 2xx body must arrive complete and
-// within the cap; of any other body the SDK keeps at most what an
-// APIError shows, and what was read when the body is cut.
+// within the cap; of any other body it keeps at most what an APIError
+// shows, and what arrived when the body is cut.
 func (c *Client) readBody(resp *http.Response) (data []byte, tooLarge bool, err error) {
 	defer resp.Body.Close()
 	limit, length := c.maxResponseBytes, resp.ContentLength
@@ -193,9 +184,9 @@ func (c *Client) readBody(resp *http.Response) (data []byte, tooLarge bool, err 
 	return data, false, nil
 }
 
-// failed sorts an attempt that ended without an answer to use. What it
-// comes to is worked out from what this attempt did: a context that
-// ended says only why it ended, whatever cause it carries.
+// failed sorts an attempt that ended without an answer to use, by what
+// this attempt did: a context that ended says only why it ended, whatever
+// cause it carries.
 func (cl *call) failed(ctx context.Context, resp *http.Response, err error) result {
 	r := result{err: err}
 	if resp != nil {
@@ -225,15 +216,13 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 }
 
 // mayHaveLeft is the one answer to "may this attempt's request have
-// reached the server?": yes once it was answered; no when a request with
-// a body was never marked as left (attemptMarks: no connection for it, or
-// a caller's transport neither read nor copied its body), or when the
-// connection never opened. Once the caller's context has ended, err may be
-// its cause, another call's error, which says nothing of this attempt.
+// reached the server?": yes once it was answered; no when a request with a
+// body was never marked left (attemptMarks), or the connection never
+// opened. Once the caller's context has ended, err may be its cause,
+// another call's error, which says nothing of this attempt.
 func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
-	var cut *cutError
 	switch {
-	case errors.As(err, &cut):
+	case errors.As(err, new(*cutError)):
 		return true
 	case cl.body != nil && !cl.marks.Load().left.Load():
 		return false
@@ -264,8 +253,7 @@ func (cl *call) decide(ctx context.Context, r *result) {
 }
 
 // record keeps r as the call's last result. A retry the limiter refused
-// ends the call with the attempt before it, which the server answered:
-// its result, with the wait refused.
+// ends the call with the answered attempt before it, and the wait refused.
 func (cl *call) record(r result) {
 	if r.refusal != nil && cl.last.sent {
 		cl.last.retry, cl.last.refusedWait = false, r.refusal.RetryAfter
@@ -276,21 +264,13 @@ func (cl *call) record(r result) {
 }
 
 // connectError reports a connection that never opened: a dial, a DNS
-// lookup or a TLS handshake that failed, before any of the request was
-// written.
+// lookup or a TLS handshake failed before any of the request was written.
 func connectError(err error) bool {
-	var (
-		op     *net.OpError
-		dns    *net.DNSError
-		cert   *tls.CertificateVerificationError
-		header tls.RecordHeaderError
-		alert  tls.AlertError
-		auth   x509.UnknownAuthorityError
-		host   x509.HostnameError
-	)
-	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, &dns) ||
-		errors.As(err, &cert) || errors.As(err, &header) || errors.As(err, &alert) ||
-		errors.As(err, &auth) || errors.As(err, &host)
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial" || errors.As(err, new(*net.DNSError)) ||
+		errors.As(err, new(*tls.CertificateVerificationError)) || errors.As(err, new(tls.RecordHeaderError)) ||
+		errors.As(err, new(tls.AlertError)) || errors.As(err, new(x509.UnknownAuthorityError)) ||
+		errors.As(err, new(x509.HostnameError))
 }
 
 // errAttemptTimeout ends a hop longer than the HTTP client's Timeout.
@@ -298,7 +278,7 @@ var errAttemptTimeout = errors.New("attempt timed out")
 
 // limiterError is a failure of the limiter's turn: nothing was sent. A
 // refusal to wait is ErrRateLimited; any other failure (a fleet limiter
-// that cannot reach Redis, say) ends the call at once.
+// that cannot reach Redis) ends the call at once.
 type limiterError struct{ err error }
 
 func (e *limiterError) Error() string { return "rate limiter: " + e.err.Error() }

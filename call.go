@@ -17,9 +17,8 @@ import (
 )
 
 // Do sends req through the rate limiter and retry policy and reads the
-// response. Its context bounds the whole call, retries and waits
-// included; when it ends, the error matches the context's error (and no
-// kind).
+// response. Its context bounds the whole call, retries and waits included;
+// when it ends, the error matches the context's error and no kind.
 //
 // A 2xx body is decoded into v when v is non-nil and the body is not
 // empty: a resource type or a pointer to one (var p *Project; Do(req,
@@ -67,16 +66,12 @@ type call struct {
 	obs    *observation
 	rc     retryablehttp.Client // the loop that runs the attempts
 
-	// marks are the current attempt's; the trace may set them from
-	// net/http's goroutines.
-	marks        atomic.Pointer[attemptMarks]
+	marks        atomic.Pointer[attemptMarks] // the current attempt's, set from net/http's goroutines
 	attemptStart time.Time
 	attempts     int    // attempts sent
 	last         result // the latest attempt's, as settle worked it out
 	idem         bool   // whether repeating the request can do no harm
-	// effect is set once an attempt that was not the last may have taken
-	// effect (it may have left and got no answer, or a 5xx).
-	effect bool
+	effect       bool   // an attempt before the last may have taken effect
 }
 
 // newCall begins a call to ep whose request has body.
@@ -84,22 +79,21 @@ func (c *Client) newCall(ep *endpoint, method string, body []byte) *call {
 	return &call{client: c, ep: ep, idem: idempotent(method), body: body}
 }
 
-// attemptMarks are what is known of one attempt's request: left once it
-// may have left, written once net/http wrote it whole (see context, prepare).
+// attemptMarks say of one attempt's request whether it may have left and
+// whether net/http wrote it whole.
 type attemptMarks struct{ left, written atomic.Bool }
 
-// context returns the context the call's request must carry: with a
-// body, a trace that marks the current attempt left once net/http has a
-// connection for it (GotConn, before it writes anything) and written once
-// it wrote it whole. A caller's transport that sends other requests with
-// the same context marks it too early, which only makes the SDK careful.
+// context returns ctx with, for a request with a body, a trace that marks
+// the current attempt left once net/http has a connection for it (before
+// it writes anything) and written once it wrote it whole. Before the first
+// attempt there are no marks: a request an observer sends with this context
+// is not the call's. A caller's transport that sends other requests with
+// it marks too early, which only makes the SDK careful.
 func (cl *call) context(ctx context.Context) context.Context {
 	if ctx == nil || cl.body == nil {
 		return ctx
 	}
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		// Before the first attempt there are no marks: a request an
-		// observer sends with the call's context at its start is not the call's.
 		GotConn: func(httptrace.GotConnInfo) {
 			if m := cl.marks.Load(); m != nil {
 				m.left.Store(true)
@@ -119,7 +113,21 @@ func (cl *call) send(req *http.Request, v any) (*Response, error) {
 	if len(cl.client.observers) > 0 {
 		cl.obs, req = cl.client.startObservation(req, cl)
 	}
-	resp, err := cl.run(req, v)
+	cl.prepare(req)
+	cl.rc = retryablehttp.Client{
+		HTTPClient:   cl.client.httpClient,
+		RetryMax:     cl.client.retry.maxRetries,
+		CheckRetry:   cl.settle,
+		Backoff:      cl.backoff,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler, // finish reads the last result
+		PrepareRetry: cl.prepare,
+	}
+	if _, err := cl.rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || cl.last.resp == nil && cl.last.err == nil) {
+		// The loop ended outside an attempt: the context ended in the
+		// wait before a retry.
+		cl.last = result{err: err}
+	}
+	resp, err := cl.finish(req.Context(), v)
 	if cl.obs != nil {
 		cl.obs.end(resp, err)
 	}
@@ -147,25 +155,6 @@ func readRequestBody(req *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// run runs the attempts and turns the last result into the call's.
-func (cl *call) run(req *http.Request, v any) (*Response, error) {
-	cl.prepare(req)
-	cl.rc = retryablehttp.Client{
-		HTTPClient:   cl.client.httpClient,
-		RetryMax:     cl.client.retry.maxRetries,
-		CheckRetry:   cl.settle,
-		Backoff:      cl.backoff,
-		ErrorHandler: retryablehttp.PassthroughErrorHandler, // finish reads the last result
-		PrepareRetry: cl.prepare,
-	}
-	if _, err := cl.rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || cl.last.resp == nil && cl.last.err == nil) {
-		// The loop ended outside an attempt: the context ended in the
-		// wait before a retry.
-		cl.last = result{err: err}
-	}
-	return cl.finish(req.Context(), v)
-}
-
 // prepare is go-retryablehttp's PrepareRetry, and readies the first
 // attempt too: a fresh copy of the body that marks when it is read.
 func (cl *call) prepare(req *http.Request) error {
@@ -178,9 +167,8 @@ func (cl *call) prepare(req *http.Request) error {
 	left := &marks.left
 	req.ContentLength = int64(len(cl.body))
 	if cl.client.transport.builtIn {
-		// Only where the trace certainly marks the attempt: a reader
-		// net/http knows to be in memory records no read, and goes out in
-		// the same write as the headers.
+		// The trace certainly marks the attempt: a reader net/http knows to
+		// be in memory goes out with the headers, and records no read.
 		req.Body = io.NopCloser(bytes.NewReader(cl.body))
 	} else {
 		req.Body = &sentBody{*bytes.NewReader(cl.body), left}
@@ -219,20 +207,19 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 	if r.resp == nil {
 		return nil, cl.failure(ctx, r)
 	}
-	var failed error
+	resp := cl.client.newResponse(r, cl.attempts)
 	// A DELETE whose earlier attempt may have taken effect, and whose
 	// retry finds the resource gone, did what was asked.
 	deleted := cl.req.Method == http.MethodDelete && cl.effect && (r.status == http.StatusNotFound || r.status == http.StatusGone)
 	switch {
 	case deleted:
+		return resp, nil
 	case r.kind != nil:
-		failed = cl.statusError(r)
+		return resp, cl.statusError(r)
 	case r.tooLarge:
-		failed = cl.decodeError(r, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, cl.client.maxResponseBytes))
-	}
-	resp := cl.client.newResponse(r, cl.attempts)
-	if failed != nil || v == nil || deleted {
-		return resp, failed
+		return resp, cl.decodeError(r, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, cl.client.maxResponseBytes))
+	case v == nil:
+		return resp, nil
 	}
 	err := decodeBody(ctx, r.data, v, resp, cl.client.maxItems)
 	switch ctxErr := ctx.Err(); {

@@ -19,8 +19,7 @@ const Version = "0.1.0"
 // unless WithMaxResponseBytes says otherwise.
 const DefaultMaxResponseBytes = 32 << 20
 
-// stallTimeout is how long the SDK's own HTTP client waits for any
-// progress (see newStallTransport).
+// stallTimeout is how long the SDK's own transport waits for any progress.
 const stallTimeout = 60 * time.Second
 
 // Environment variables read by NewClientFromEnv.
@@ -41,9 +40,10 @@ type Client struct {
 	APIKeys      *APIKeysService
 
 	baseURL *url.URL
-	// apiKey sits behind a pointer so that even fmt's reflection over an
-	// unexported Client field of a caller's struct prints an address.
+	// apiKey and authHeader ("Bearer <key>") sit behind pointers so that
+	// fmt's reflection over a caller's struct holding a Client prints addresses.
 	apiKey           *Secret
+	authHeader       *string
 	userAgent        string
 	maxResponseBytes int64
 	maxItems         int // the item limit of a list response (WithMaxItems)
@@ -52,13 +52,10 @@ type Client struct {
 	retry            retryPolicy
 	observers        []Observer
 	redact           *redactor
-	// authHeader is "Bearer <key>", built once, behind a pointer for the
-	// reason apiKey is.
-	authHeader *string
-	baseString string // baseURL.String(), for joining relative paths
-	basePath   string // the base URL's path as serverPath reads it
-	serverPort int
-	now        func() time.Time
+	baseString       string // baseURL.String(), for joining relative paths
+	basePath         string // the base URL's path as serverPath reads it
+	serverPort       int
+	now              func() time.Time
 }
 
 // service is embedded by every resource service.
@@ -74,10 +71,7 @@ type service struct{ client *Client }
 // arguments were swapped.
 func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	c, err := newClient(baseURL, apiKey, opts)
-	if err != nil {
-		return nil, scrubError(err, apiKey)
-	}
-	return c, nil
+	return c, scrubError(err, apiKey)
 }
 
 func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
@@ -136,10 +130,10 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 }
 
 // scrubError keeps the key out of an error of NewClient: a key passed
-// where the base URL belongs would otherwise be quoted back.
+// where the base URL belongs would otherwise be quoted back. A key too
+// short to be accepted was refused before anything could quote it.
 func scrubError(err error, apiKey string) error {
-	if len(apiKey) < MinAPIKeyLength {
-		// The key was refused before anything could quote it.
+	if err == nil || len(apiKey) < MinAPIKeyLength {
 		return err
 	}
 	r := newRedactor(apiKey)
@@ -165,9 +159,9 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 	if apiKey == "" {
 		return nil, invalidArgument("%s is not set", EnvAPIKey)
 	}
-	c, err := newClient(baseURL, apiKey, opts)
+	c, err := NewClient(baseURL, apiKey, opts...)
 	if err != nil {
-		return nil, scrubError(fmt.Errorf("%w (from %s and %s)", err, EnvBaseURL, EnvAPIKey), apiKey)
+		return nil, fmt.Errorf("%w (from %s and %s)", err, EnvBaseURL, EnvAPIKey)
 	}
 	return c, nil
 }

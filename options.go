@@ -24,7 +24,7 @@ type clientConfig struct {
 }
 
 // option returns an Option that applies set when ok, and otherwise fails
-// NewClient with ErrInvalidArgument and the message format describes.
+// NewClient with ErrInvalidArgument and the message of format.
 func option(ok bool, set func(*clientConfig), format string, args ...any) Option {
 	return func(cfg *clientConfig) {
 		if !ok {
@@ -106,24 +106,23 @@ func WithObserver(o Observer) Option {
 }
 
 // WithMaxItems caps how many elements the SDK decodes from one list
-// response (one page); a 2xx list with more fails the call with
-// ErrUnexpectedResponse. n must be positive. The default is one item per
-// 128 bytes of the response cap (WithMaxResponseBytes): 262 144 at the
-// default 32 MiB. With it, a call that decodes into the SDK's types
-// allocates at most 4 times the response cap, whatever a 2xx body holds
-// (docs/decoding.md); a larger n lets a list of small items take more. It
-// counts the resources of a list (not the null elements, skipped), and
-// the elements of a list Client.Do decodes into a caller's slice type.
+// response (one page): the resources of a list (null elements are skipped)
+// and the elements Client.Do decodes into a caller's slice type. A 2xx list
+// with more fails the call with ErrUnexpectedResponse. n must be positive.
+// The default, one item per 128 bytes of WithMaxResponseBytes (262 144 at
+// 32 MiB), keeps a call that decodes into the SDK's types within 4 times
+// the response cap, whatever a 2xx body holds (docs/decoding.md); a larger
+// n lets a list of small items take more.
 func WithMaxItems(n int) Option {
 	return option(n > 0, func(cfg *clientConfig) { cfg.maxItems = n }, "WithMaxItems: %d is not positive", n)
 }
 
 // rateLimitConfig is what the limiter options chose.
 type rateLimitConfig struct {
-	limiter            Limiter // from WithLimiter
+	limiter            Limiter // WithLimiter
 	perHour, perSecond int
 	limits, off        bool          // WithRateLimit, WithoutRateLimit given
-	reserve            windowReserve // from WithReserve
+	reserve            windowReserve // WithReserve
 }
 
 func defaultRateLimitConfig() rateLimitConfig {
