@@ -26,8 +26,9 @@ type rateHeaders struct {
 }
 
 // readRateHeaders reads h, whose values are already cleaned of the key.
-// A reset is read as a Retry-After is, and as a Unix time when over a
-// billion seconds (no window is 31 years long); any other value is ignored.
+// A reset is a Unix time when over a billion seconds (no window is 31
+// years long) and at most 1e12, else read as a Retry-After is; any other
+// value is ignored.
 func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 	r := rateHeaders{requestID: cmp.Or(h.Get("X-Request-Id"), h.Get("Request-Id"))}
 	for _, prefix := range [...]string{"X-Ratelimit-", "Ratelimit-"} { // canonical keys
@@ -37,11 +38,13 @@ func readRateHeaders(h http.Header, now time.Time) rateHeaders {
 		}
 		r.rate.Remaining = remaining
 		r.rate.Limit, _ = headerInt(h, prefix+"Limit")
-		switch d, ok := parseRetryAfter(h.Get(prefix+"Reset"), now); {
-		case !ok || d == math.MaxInt64:
-		case d > 1e9*time.Second:
-			r.rate.Reset = time.Unix(0, int64(d))
-		default: // the monotonic reading is for comparisons, not for a printed Reset
+		reset := h.Get(prefix + "Reset")
+		secs, err := strconv.ParseFloat(strings.TrimSpace(reset), 64)
+		d, ok := parseRetryAfter(reset, now)
+		switch {
+		case err == nil && secs > 1e9 && secs <= 1e12:
+			r.rate.Reset = time.UnixMicro(int64(secs * 1e6))
+		case ok && d <= 1e9*time.Second: // the monotonic reading is for comparisons, not for a printed Reset
 			r.rate.Reset = now.Add(d).Round(0)
 		}
 		break

@@ -122,7 +122,9 @@ func TestReadRateHeaders(t *testing.T) {
 		{"negative reset ignored", http.Header{"X-Ratelimit-Remaining": {"1"}, "X-Ratelimit-Reset": {"-5"}}, Rate{Remaining: 1}},
 		{"reset as an HTTP date", http.Header{"Ratelimit-Remaining": {"0"}, "Ratelimit-Reset": {now.UTC().Add(time.Minute).Format(http.TimeFormat)}},
 			Rate{Remaining: 0, Reset: now.Add(time.Minute)}},
-		{"reset too far for a Duration ignored", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1e12"}}, Rate{}},
+		{"reset past 1e12 ignored", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1e13"}}, Rate{}},
+		{"reset of 1e12 a Unix time", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"1e12"}}, Rate{Reset: time.Unix(1e12, 0)}},
+		{"HTTP date past 31 years ignored", http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {"Fri, 31 Dec 2999 23:59:59 GMT"}}, Rate{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -755,4 +757,23 @@ func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
 	}
 	require.NoError(t, l.Wait(ctx))
 	assert.False(t, clk.now().Before(holdEnd), "let go at %v, inside the hold until %v", clk.now(), holdEnd)
+}
+
+// TestResetAboveABillionIsAUnixTime: a reset over 1e9 and up to 1e12 is
+// a Unix time, also past what a time.Duration holds (about 9.2e9 seconds),
+// and no requests remaining until it holds the limiter.
+func TestResetAboveABillionIsAUnixTime(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(1_700_000_000, 0)
+	for _, reset := range []string{"5000000000", "9999999999", "100000000000"} {
+		h := http.Header{"X-Ratelimit-Remaining": {"0"}, "X-Ratelimit-Reset": {reset}}
+		r := readRateHeaders(h, now)
+		if r.rate.Reset.IsZero() || !r.exhausted {
+			t.Errorf("Reset %s: Rate.Reset %v, exhausted %v; want the Unix time %s read and the budget exhausted",
+				reset, r.rate.Reset, r.exhausted, reset)
+		}
+		if f, ok := r.hold(http.StatusOK, now); !ok || f.Hold <= 0 {
+			t.Errorf("Reset %s with no requests remaining: no hold (%+v, %v)", reset, f, ok)
+		}
+	}
 }
