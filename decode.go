@@ -65,8 +65,8 @@ var (
 	errNilResource    = errors.New("cannot decode into a nil resource pointer")
 )
 
-// bytesPerItem is the share of the response cap that allows one item by
-// default: no resource takes over 160 bytes, so items stay under 1.25× the cap.
+// bytesPerItem of the response cap allow one item by default: no resource
+// with its pointer takes over 160 bytes, so items stay under 1.25× the cap.
 const bytesPerItem = 128
 
 // defaultMaxItems is the item limit for WithMaxItems n (0 if unset) and a
@@ -270,8 +270,7 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 const stringChunk = 4 << 10
 
 // unmarshalResource implements UnmarshalJSON by decodeBody on a copy of
-// data (encoding/json may reuse it). Null leaves the resource zero; any
-// other non-object fails, as for a struct.
+// data. Null leaves the resource zero; any other non-object fails.
 func unmarshalResource(data []byte, res resource) error {
 	reflect.ValueOf(res).Elem().SetZero()
 	v := jsonx.Value(bytes.Trim(data, jsonSpace))
@@ -317,16 +316,14 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 	return json.Unmarshal(body, v)
 }
 
-// decodeInto decodes into a []*T (the SDK's lists), a []T (Client.Do with
-// &[]seoapi.Project{}) or a **T (var p *Project; Do(req, &p)); ok is false
-// for any other v.
+// decodeInto decodes into a []*T (the SDK's lists), a []T or a **T (from
+// Client.Do); ok is false for any other v.
 func decodeInto[T any, PT resourcePtr[T]](d *decoder, v any, resp *Response, maxItems int) (ok bool, err error) {
 	switch dst := v.(type) {
 	case *[]*T:
 		return true, decodeList[T, PT](d, dst, nil, resp, maxItems)
 	case *[]T:
-		// A first pass counts the elements, so that the values are
-		// allocated once, at their number (the memory bound).
+		// Counting first allocates the values once (the memory bound).
 		n := 0
 		if _, err = d.readList(reflect.TypeFor[T](), resp, func(int) error { n++; return nil }); err != nil {
 			return true, err
@@ -381,14 +378,13 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, chunk []T, resp
 	return nil
 }
 
-// maxChunk bounds the resources allocated together, so that a wrong
-// estimate (a small first item, then large ones) wastes little.
+// maxChunk bounds the resources allocated together, so that a wrong size
+// estimate wastes little.
 const maxChunk = 1024
 
-// grow returns a chunk of new items, as many as the bytes left hold at
-// the average item size so far (one at first), at most maxChunk and never
-// past maxItems, and list with room for them (at least doubled, so that
-// copying stays linear).
+// grow returns a chunk of as many new items as the bytes left hold at the
+// average item size so far (one at first, at most maxChunk and maxItems),
+// and list with room for them, at least doubled so copying stays linear.
 func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	n := 1
 	if len(list) > 0 && used > 0 {
@@ -401,11 +397,10 @@ func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	return make([]T, n), list
 }
 
-// readList reads a list body, calling element at each of the list's
-// elements, and returns the list's JSON. The body is the list, or an
-// envelope whose list is its data, items, results or t-plural member, else
-// its only array; two named lists fail rather than a guess. The paging
-// members read on the way go to resp.
+// readList reads a list body, calling element at each element, and
+// returns the list's JSON: the body, or an envelope's data, items, results
+// or t-plural member, else its only array (two named lists fail rather
+// than a guess). The paging members it passes go to resp.
 func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) error) ([]byte, error) {
 	e := envelope{t: t}
 	switch d.r.Peek() {
@@ -421,8 +416,7 @@ func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) e
 		return nil, err
 	}
 	if resp != nil && resp.NextURL == "" && resp.NextCursor == "" && resp.NextPage == 0 {
-		// The first scope that tells the next page (or that there is
-		// none) wins; a Link header wins over all.
+		// The first scope to tell the next page wins; a Link header wins over all.
 		for i := range e.scopes {
 			if resp.readPaging(&e.scopes[i]) {
 				break
@@ -471,8 +465,7 @@ type envelope struct {
 	only   int          // where the last of those starts
 	list   []byte       // the list read
 	err    error        // the list's error
-	// scopes: the paging members at the top level, then under each of
-	// pagingScopes; a duplicate scope merges into the first.
+	// scopes: the top level, then pagingScopes; a duplicate merges in.
 	scopes [1 + len(pagingScopes)]paging
 }
 
