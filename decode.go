@@ -141,8 +141,12 @@ func (d *decoder) result(valid bool) error {
 	return d.failed
 }
 
-// checkContext stops the reader once the call's context has ended.
-func (d *decoder) checkContext() {
+// tick counts an element or member read and, every ctxCheckEvery of them,
+// stops the reader once the call's context has ended.
+func (d *decoder) tick() {
+	if d.reads++; d.reads%ctxCheckEvery != 0 {
+		return
+	}
 	if err := d.ctx.Err(); err != nil && d.stopped == nil {
 		d.stopped = stopped(err)
 		d.r.Stop()
@@ -174,9 +178,7 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 			d.decodeObject(inner, false)
 			return
 		}
-		if d.reads++; d.reads%ctxCheckEvery == 0 {
-			d.checkContext()
-		}
+		d.tick()
 		if val := d.r.Value(); val != nil && d.failed == nil && d.stopped == nil {
 			res.fields(member{key: key, val: val, d: d})
 		}
@@ -203,13 +205,9 @@ type jsonID string
 // call. A *string takes a string; a *jsonID a string or number; a
 // *time.Time or **time.Time what jsonx.Value.Time reads.
 func (m *member) set(dst any, name string) {
-	if string(m.key) == name { // small enough to be inlined into fields
-		m.assign(dst)
+	if string(m.key) != name {
+		return
 	}
-}
-
-// assign sets *dst from m, as set does.
-func (m *member) assign(dst any) {
 	switch dst := dst.(type) {
 	case *string:
 		if s, ok := m.d.str(m.val); ok {
@@ -442,9 +440,7 @@ func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) e
 func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
 	i := 0
 	start, end := d.r.Array(func() {
-		if d.reads++; d.reads%ctxCheckEvery == 0 {
-			d.checkContext()
-		}
+		d.tick()
 		at := d.r.Pos()
 		if err == nil {
 			err = element(i)
@@ -474,9 +470,7 @@ var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
 // member reads one member of the envelope.
 func (e *envelope) member(d *decoder, key []byte, element func(int) error) {
-	if d.reads++; d.reads%ctxCheckEvery == 0 {
-		d.checkContext()
-	}
+	d.tick()
 	scope := slices.Index(pagingScopes[:], string(key))
 	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || e.t != nil && isJSONName(key, e.t, "s")
 	switch next := d.r.Peek(); {
