@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -65,11 +66,8 @@ func Member(v Value, names ...string) (Value, bool) {
 	r := Reader{data: v}
 	r.Object(func(key []byte) {
 		val := r.Value()
-		for i, name := range names[:rank] {
-			if string(key) == name && val != nil {
-				found, rank = val, i
-				break
-			}
+		if i := slices.Index(names[:rank], string(key)); i >= 0 && val != nil {
+			found, rank = val, i
 		}
 	})
 	return found, found != nil
