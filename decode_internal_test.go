@@ -186,37 +186,6 @@ func TestDecodeIntoNilResource(t *testing.T) {
 	}
 }
 
-// A paging scope that appears twice in an envelope merges into the first:
-// each paging member keeps its first value, and members found only in the
-// second are added, as for duplicate members at the top level.
-func TestEnvelopeDuplicatePagingScopes(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		body   string
-		page   int
-		cursor string
-	}{
-		{"duplicate meta, first cursor wins", `{"data":[],"meta":{"next_cursor":"c1"},"meta":{"next_cursor":"c2"}}`, 0, "c1"},
-		{"duplicate meta, first page wins", `{"data":[],"meta":{"page":2,"total_pages":5},"meta":{"page":4}}`, 3, ""},
-		{"duplicate meta merged", `{"data":[],"meta":{"page":2},"meta":{"total_pages":5}}`, 3, ""},
-		{"duplicate top-level member, first wins", `{"data":[],"next_cursor":"c1","next_cursor":"c2"}`, 0, "c1"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			var list []*Project
-			resp := &Response{Response: &http.Response{}}
-			if err := decodeBody(context.Background(), []byte(tt.body), &list, resp, testMaxItems); err != nil {
-				t.Fatal(err)
-			}
-			if resp.NextPage != tt.page || resp.NextCursor != tt.cursor {
-				t.Fatalf("next page %d, cursor %q; want %d, %q", resp.NextPage, resp.NextCursor, tt.page, tt.cursor)
-			}
-		})
-	}
-}
-
 // The default item limit gives each item 128 bytes of the response cap on
 // the ground that no resource takes more than 160 bytes with its pointer,
 // so that a list's items take at most 1.25 times the cap.
