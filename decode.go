@@ -36,9 +36,8 @@ type resourcePtr[T any] interface {
 	resource
 }
 
-// rawJSON is where a resource's object lies in the body. It holds a
-// pointer, which fmt prints as an address, so that fmt never prints the
-// JSON (a created key's secret may be in it).
+// rawJSON is where a resource's object lies in the body, held by pointer
+// so that fmt prints an address, never the JSON (it may hold a secret).
 type rawJSON struct {
 	body       *[]byte
 	start, end int
@@ -47,7 +46,7 @@ type rawJSON struct {
 func (r *rawJSON) setRaw(span rawJSON) { *r = span }
 
 // Raw returns the exact JSON object the resource was decoded from, capped
-// so that appending to it can never write over the next item's.
+// so that appending to it never writes over the next item.
 func (r rawJSON) Raw() json.RawMessage {
 	if r.body == nil {
 		return nil
@@ -66,13 +65,12 @@ var (
 	errNilResource    = errors.New("cannot decode into a nil resource pointer")
 )
 
-// bytesPerItem is the bytes of the response cap that allow one item by
-// default: no resource takes over 160 bytes with its pointer, so a list's
-// items take at most 1.25 times the cap.
+// bytesPerItem of the response cap allow one item by default: no resource
+// with its pointer takes over 160 bytes, so items stay under 1.25× the cap.
 const bytesPerItem = 128
 
-// defaultMaxItems is the item limit of a client whose WithMaxItems is n
-// (0 when not given) and whose response cap is maxBytes.
+// defaultMaxItems is the item limit for WithMaxItems n (0 if unset) and a
+// response cap of maxBytes.
 func defaultMaxItems(n int, maxBytes int64) int {
 	if n > 0 {
 		return n
@@ -86,17 +84,12 @@ const (
 )
 
 // decodeBody decodes a 2xx body into v; an empty or null body leaves v as
-// it is. A resource (or a pointer to one: `var p *Project; Do(req, &p)`)
-// is the body's object, or its data or singular-name member when the
-// object has no id; a slice is a bare array or an envelope's list, whose
-// paging members go to resp; anything else goes to encoding/json.
-//
-// Invalid JSON fails with errMalformed; else a list over maxItems with
-// errTooManyItems, a list element neither object nor null with
-// errNotObject, strings that decode to more bytes than the body with
-// errStringsTooLong, and a context that ends during a long decode with its
-// error, wrapped. Resources keep subslices of body for Raw: the caller
-// must not reuse or change body afterwards.
+// it is. A resource (or a **T) is the body's object, or its data or
+// singular-name member when the object has no id; a slice is a bare array
+// or an envelope's list, whose paging goes to resp; anything else goes to
+// encoding/json. Errors: errMalformed, errTooManyItems, errNotObject,
+// errStringsTooLong, or the context's, wrapped. Resources keep subslices
+// of body for Raw, so the caller must not change body afterwards.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
 	trimmed := bytes.Trim(body, jsonSpace)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
@@ -148,8 +141,12 @@ func (d *decoder) result(valid bool) error {
 	return d.failed
 }
 
-// checkContext stops the reader once the call's context has ended.
-func (d *decoder) checkContext() {
+// tick counts an element or member read and, every ctxCheckEvery of them,
+// stops the reader once the call's context has ended.
+func (d *decoder) tick() {
+	if d.reads++; d.reads%ctxCheckEvery != 0 {
+		return
+	}
 	if err := d.ctx.Err(); err != nil && d.stopped == nil {
 		d.stopped = stopped(err)
 		d.r.Stop()
@@ -159,17 +156,17 @@ func (d *decoder) checkContext() {
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
-// isJSONName reports whether a normalised key is the Go name of resource
-// type t normalised ("contentplan", its singular envelope) and suffix ("s"
-// names its list). Keys fold ASCII only: "worKſpace" is not "workspace".
+// isJSONName reports whether a normalised key is t's normalised name plus
+// suffix ("contentplan" wraps one, "contentplans" lists them). Keys fold
+// ASCII only: "worKſpace" is not "workspace".
 func isJSONName(key []byte, t reflect.Type, suffix string) bool {
 	var buf [64]byte
 	return string(key) == string(jsonx.NormalizeKey(&buf, []byte(t.Name())))+suffix
 }
 
 // decodeObject decodes the object at the reader into res, its span as
-// Raw. With unwrap, an object without an id whose data or singular-name
-// member holds an object is an envelope: that member is the resource.
+// Raw. With unwrap, an object without an id is an envelope when its data or
+// singular-name member holds an object, which is then the resource.
 func (d *decoder) decodeObject(res resource, unwrap bool) {
 	var inner resource
 	hasID := false
@@ -181,9 +178,7 @@ func (d *decoder) decodeObject(res resource, unwrap bool) {
 			d.decodeObject(inner, false)
 			return
 		}
-		if d.reads++; d.reads%ctxCheckEvery == 0 {
-			d.checkContext()
-		}
+		d.tick()
 		if val := d.r.Value(); val != nil && d.failed == nil && d.stopped == nil {
 			res.fields(member{key: key, val: val, d: d})
 		}
@@ -205,19 +200,14 @@ type member struct {
 // (12345678901234567 never passes through a float).
 type jsonID string
 
-// set sets *dst from m when m's key is name and its value has a JSON type
-// dst can take, and does nothing otherwise, so that a guess about the
-// schema never fails a call. A *string takes a string; a *jsonID a string
-// or a number; a *time.Time or **time.Time an RFC 3339 string or Unix
-// seconds or milliseconds (null leaves a **time.Time nil).
+// set sets *dst from m when m's key is name and its value's JSON type fits
+// dst; otherwise it does nothing, so that a schema guess never fails a
+// call. A *string takes a string; a *jsonID a string or number; a
+// *time.Time or **time.Time what jsonx.Value.Time reads.
 func (m *member) set(dst any, name string) {
-	if string(m.key) == name { // small enough to be inlined into fields
-		m.assign(dst)
+	if string(m.key) != name {
+		return
 	}
-}
-
-// assign sets *dst from m, as set does.
-func (m *member) assign(dst any) {
 	switch dst := dst.(type) {
 	case *string:
 		if s, ok := m.d.str(m.val); ok {
@@ -242,10 +232,9 @@ func (m *member) assign(dst any) {
 	}
 }
 
-// str returns v when it is a JSON string that the budget of string bytes
-// allows. A list's short strings are sliced from shared buffers (a
-// strings.Builder hands out its bytes without a copy, never to write them
-// again): a page's strings cost a few allocations, not one each.
+// str returns v when it is a JSON string within the budget of string
+// bytes. A list's short strings are slices of shared strings.Builder
+// buffers, so a page's strings cost a few allocations, not one each.
 func (d *decoder) str(v jsonx.Value) (string, bool) {
 	if v[0] != '"' {
 		return "", false
@@ -278,9 +267,8 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 // stringChunk is the size of the buffers short strings share.
 const stringChunk = 4 << 10
 
-// unmarshalResource implements UnmarshalJSON as decodeBody reads a
-// resource, on a copy of data, which encoding/json may reuse. Null leaves
-// the resource zero; any other non-object fails, as for a struct.
+// unmarshalResource implements UnmarshalJSON by decodeBody on a copy of
+// data. Null leaves the resource zero; any other non-object fails.
 func unmarshalResource(data []byte, res resource) error {
 	reflect.ValueOf(res).Elem().SetZero()
 	v := jsonx.Value(bytes.Trim(data, jsonSpace))
@@ -292,8 +280,7 @@ func unmarshalResource(data []byte, res resource) error {
 }
 
 // decodeOther decodes into anything but a resource: what decodeInto takes,
-// else a caller's own type by encoding/json, a slice from the body's list
-// once the list is known to hold at most maxItems elements.
+// else by encoding/json, a slice from the body's list of at most maxItems.
 func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 	targets := [...]func(*decoder, any, *Response, int) (bool, error){
 		decodeInto[Project], decodeInto[Workspace], decodeInto[Member],
@@ -327,16 +314,14 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 	return json.Unmarshal(body, v)
 }
 
-// decodeInto decodes into a slice of T, of pointers (the SDK's lists) or
-// of values (Client.Do with &[]seoapi.Project{}), or into a **T (var p
-// *Project; Do(req, &p)); ok is false for any other v.
+// decodeInto decodes into a []*T (the SDK's lists), a []T or a **T (from
+// Client.Do); ok is false for any other v.
 func decodeInto[T any, PT resourcePtr[T]](d *decoder, v any, resp *Response, maxItems int) (ok bool, err error) {
 	switch dst := v.(type) {
 	case *[]*T:
 		return true, decodeList[T, PT](d, dst, nil, resp, maxItems)
 	case *[]T:
-		// A first pass counts the elements, so that the values are
-		// allocated once, at their number.
+		// Counting first allocates the values once (the memory bound).
 		n := 0
 		if _, err = d.readList(reflect.TypeFor[T](), resp, func(int) error { n++; return nil }); err != nil {
 			return true, err
@@ -391,14 +376,13 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, chunk []T, resp
 	return nil
 }
 
-// maxChunk bounds the resources allocated together, so that a wrong
-// estimate (a small first item, then large ones) wastes little.
+// maxChunk bounds the resources allocated together, so that a wrong size
+// estimate wastes little.
 const maxChunk = 1024
 
-// grow returns a chunk of new items, as many as the bytes left hold at the
-// items' average size so far (one to start with), at most maxChunk and
-// never past maxItems, and list with room for them, doubled so that a
-// long list's copies stay linear in its length.
+// grow returns a chunk of as many new items as the bytes left hold at the
+// average item size so far (one at first, at most maxChunk and maxItems),
+// and list with room for them, at least doubled so copying stays linear.
 func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	n := 1
 	if len(list) > 0 && used > 0 {
@@ -411,12 +395,10 @@ func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
 	return make([]T, n), list
 }
 
-// readList reads a list body in one pass, calling element at each element
-// of the list, and returns the list's JSON. The body is the list, or an
-// envelope whose list is the member named data, items, results or the
-// plural of t (nil for none), else its only array; two named members
-// holding an array or null fail rather than a guess. The paging members
-// read on the way go to resp.
+// readList reads a list body, calling element at each element, and
+// returns the list's JSON: the body, or an envelope's data, items, results
+// or t-plural member, else its only array (two named lists fail rather
+// than a guess). The paging members it passes go to resp.
 func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) error) ([]byte, error) {
 	e := envelope{t: t}
 	switch d.r.Peek() {
@@ -432,8 +414,7 @@ func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) e
 		return nil, err
 	}
 	if resp != nil && resp.NextURL == "" && resp.NextCursor == "" && resp.NextPage == 0 {
-		// The first scope that says where the next page is, or that there
-		// is none, wins; a Link header wins over them all.
+		// The first scope to tell the next page wins; a Link header wins over all.
 		for i := range e.scopes {
 			if resp.readPaging(&e.scopes[i]) {
 				break
@@ -455,13 +436,11 @@ func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) e
 }
 
 // readArray calls element at each element of the array at the reader
-// until one fails, and skips what element does not read.
+// until one fails, skipping what element leaves unread.
 func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
 	i := 0
 	start, end := d.r.Array(func() {
-		if d.reads++; d.reads%ctxCheckEvery == 0 {
-			d.checkContext()
-		}
+		d.tick()
 		at := d.r.Pos()
 		if err == nil {
 			err = element(i)
@@ -482,20 +461,16 @@ type envelope struct {
 	only   int          // where the last of those starts
 	list   []byte       // the list read
 	err    error        // the list's error
-	// scopes are the paging members at the top level, then under each
-	// of pagingScopes (of duplicates, as of any member, the first).
+	// scopes: the top level, then pagingScopes; a duplicate merges in.
 	scopes [1 + len(pagingScopes)]paging
 }
 
-// pagingScopes are the members of an envelope that may hold its paging
-// members, after the top level.
+// pagingScopes are the envelope members that may hold paging members.
 var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
 // member reads one member of the envelope.
 func (e *envelope) member(d *decoder, key []byte, element func(int) error) {
-	if d.reads++; d.reads%ctxCheckEvery == 0 {
-		d.checkContext()
-	}
+	d.tick()
 	scope := slices.Index(pagingScopes[:], string(key))
 	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || e.t != nil && isJSONName(key, e.t, "s")
 	switch next := d.r.Peek(); {
@@ -527,8 +502,8 @@ func jsonType(c byte) string { return cmp.Or(jsonTypes[c], "a number") }
 
 var jsonTypes = map[byte]string{'"': "a string", '[': "an array", 't': "a boolean", 'f': "a boolean", '{': "an object", 'n': "null"}
 
-// paging holds the paging members of one object of an envelope: for each
-// of pagingNames, the value of its first name present.
+// paging holds one envelope object's paging members: for each of
+// pagingNames, the value of the first of its names present.
 type paging struct {
 	vals [len(pagingNames)]jsonx.Value
 	rank [len(pagingNames)]int // 1 + the index in pagingNames of the name that set vals
@@ -569,8 +544,8 @@ func (p *paging) set(key []byte, v jsonx.Value) {
 	}
 }
 
-// readPaging reads the paging members of one object and reports whether
-// they say where the next page is, or that there is none.
+// readPaging reads one object's paging members and reports whether they
+// tell the next page, or that there is none.
 func (r *Response) readPaging(p *paging) bool {
 	more := string(p.vals[hasMore]) == "true"
 	if string(p.vals[hasMore]) == "false" {
@@ -628,9 +603,8 @@ func (r *Response) readPageCounters(p *paging) bool {
 	return true
 }
 
-// parseErrorBody reads a message and code from the error shapes APIs
-// commonly use (error, the body itself, the first of errors, detail), and
-// falls back to a short snippet of any other body.
+// parseErrorBody reads a message and code from the common error shapes
+// (error, the body itself, errors[0], detail), else a snippet of the body.
 func parseErrorBody(body []byte) (message, code string) {
 	v := jsonx.Value(bytes.Trim(body, jsonSpace))
 	if !v.IsObject() {
@@ -663,9 +637,8 @@ func messageAndCode(v jsonx.Value) (message, code string) {
 	return message, code
 }
 
-// snippet turns a non-JSON body (plain text, an HTML error page) into a
-// short single-line message: tags dropped, white space and control
-// characters folded into single spaces, cut at maxSnippet runes.
+// snippet turns a non-JSON body into one short line: tags dropped, white
+// space and control characters folded to single spaces, maxSnippet runes.
 func snippet(body []byte) string {
 	text := htmlTag.ReplaceAllLiteralString(string(body[:min(len(body), 4*maxSnippet+1024)]), " ")
 	words := strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) })

@@ -1,8 +1,7 @@
-// Package jsonx reads JSON whose shape is only partly known: with a
-// Reader, the SDK finds the list or object it wants in whatever envelope a
-// server chose, and reads each member whatever its key's spelling. The
-// Reader validates what it passes exactly as encoding/json's Valid does,
-// so a body is checked and decoded in one pass.
+// Package jsonx reads JSON whose shape is only partly known: the list or
+// object in whatever envelope a server chose, each member whatever its
+// key's spelling. A Reader validates what it passes as encoding/json's
+// Valid does, so a body is checked and decoded in one pass.
 package jsonx
 
 import (
@@ -11,14 +10,12 @@ import (
 	"math/bits"
 )
 
-// maxDepth is encoding/json's nesting limit, so that both agree on what
-// is valid.
+// maxDepth is encoding/json's nesting limit, so both agree on validity.
 const maxDepth = 10000
 
-// Reader walks one JSON text front to back, validating what it passes.
-// Each method skips the white space before what it reads. Invalid JSON
-// marks the reader failed, and every later call then reads nothing. A
-// Reader is a value, so that a decoder can hold one without allocating.
+// Reader walks one JSON text front to back, validating what it passes and
+// skipping white space before what it reads. After invalid JSON it is
+// failed and reads nothing more. It is a value: holding one never allocates.
 type Reader struct {
 	data   []byte
 	pos    int
@@ -53,10 +50,10 @@ func (r *Reader) Peek() byte {
 	return r.data[r.pos]
 }
 
-// Object reads the object at r, calling member with each member's key
-// normalised by NormalizeKey (nil when too long to name a field) and r at
-// its value, which member must read. The key is valid until the next key
-// is read. Object returns where the object starts and ends in data.
+// Object reads the object at r, calling member with each key normalised
+// by NormalizeKey (nil when too long) and r at the value, which member
+// must read; the key is valid until the next one. Object returns where
+// the object starts and ends in data.
 func (r *Reader) Object(member func(key []byte)) (start, end int) {
 	start = skipSpace(r.data, r.pos)
 	for first := true; r.next('{', '}', first); first = false {
@@ -89,9 +86,9 @@ func (r *Reader) Array(element func()) (start, end int) {
 	return start, r.pos
 }
 
-// next moves r past the opening open when first, else past the comma
-// after an element, and reports whether an element follows (an object's
-// begins with its key); it consumes the closing end when none does.
+// next moves r past open when first, else past the comma after an
+// element, and reports whether an element (or an object's key) follows;
+// if none does, it consumes end.
 func (r *Reader) next(open, end byte, first bool) bool {
 	i := skipSpace(r.data, r.pos)
 	if r.failed {
@@ -142,8 +139,8 @@ func (r *Reader) readOtherKey() []byte {
 	return NormalizeKey(&r.key, raw)
 }
 
-// colon consumes the colon after a key that ends before data[i] (i < 0
-// for no key), and fails r when there is none.
+// colon consumes the colon after a key ending before data[i] (i < 0: no
+// key), and fails r when there is none.
 func (r *Reader) colon(i int) bool {
 	if i < 0 {
 		return r.fail()
@@ -207,19 +204,17 @@ func scanLiteral(data []byte, i int) int {
 	return -1
 }
 
-// Word-at-a-time byte tests: a string's content, most of a body's bytes,
-// is scanned eight bytes per step.
+// Masks for testing eight bytes at a time.
 const (
 	lowBits  = 0x0101010101010101
 	highBits = 0x8080808080808080
 )
 
-// scanString returns the index just past the string whose opening quote is
-// at data[i], or -1 when it is unterminated or holds a control character
-// or a malformed escape; escaped reports an escape. Like encoding/json, it
-// accepts invalid UTF-8. It looks for '"', '\\' or a control character
-// eight bytes at a time: the word test marks them in their high bits, the
-// lowest mark exactly (a borrow can mark bytes above it).
+// scanString returns the index just past the string opening at data[i],
+// or -1 when it is unterminated or holds a control character or a bad
+// escape; escaped reports an escape. Like encoding/json it accepts invalid
+// UTF-8. The word test marks '"', '\\' and control bytes in their high
+// bits, the lowest mark exactly (a borrow may mark bytes above it).
 func scanString(data []byte, i int) (end int, escaped bool) {
 	for i++; ; {
 		for ; i+8 <= len(data); i += 8 {

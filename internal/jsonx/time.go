@@ -5,11 +5,10 @@ import (
 	"time"
 )
 
-// A numeric time of millisDigits integer digits or more (10^11 and up) is
-// Unix milliseconds: as seconds 10^11 is the year 5138, as milliseconds
-// March 1973. From maxTimeDigits digits on it is no time at all. A time
-// string longer than maxTimeText (the longest RFC 3339 time is 35 bytes)
-// is refused before parsing, whose errors copy the text.
+// A numeric time of millisDigits integer digits or more is Unix
+// milliseconds (as seconds, 10^11 is the year 5138); from maxTimeDigits on
+// it is no time. A string over maxTimeText bytes (RFC 3339 needs at most
+// 35) is refused before parsing, whose errors copy the text.
 const (
 	millisDigits  = 12
 	maxTimeDigits = 16
@@ -39,13 +38,11 @@ func (v Value) Time() (time.Time, bool) {
 	return numericTime(v)
 }
 
-// numericTime reads a JSON number that scanNumber accepted, digit by
-// digit where it lies in v, so that nothing passes through a float and
-// nothing is allocated.
+// numericTime reads a number scanNumber accepted digit by digit in place:
+// no float, no allocation.
 func numericTime(v []byte) (time.Time, bool) {
 	if len(v) > 1<<19 {
-		// No time has so many digits, and exponent's saturation is exact
-		// only for numbers far shorter than its limit.
+		// No time has so many digits; exponent saturates exactly only below.
 		return time.Time{}, false
 	}
 	neg := v[0] == '-'

@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -26,8 +27,8 @@ func (v Value) IsObject() bool { return v.Kind() == '{' }
 // maxKey is the longest normalised key; longer keys name no field.
 const maxKey = 64
 
-// NormalizeKey writes key into buf lower-cased, without '_' and '-', so
-// that "createdAt", "created_at" and "CreatedAt" all read "createdat". It
+// NormalizeKey writes key into buf lower-cased (ASCII), without '_' and
+// '-': "createdAt", "created_at" and "CreatedAt" read "createdat". It
 // returns nil for a key longer than buf.
 func NormalizeKey(buf *[maxKey]byte, key []byte) []byte {
 	n := 0
@@ -58,19 +59,15 @@ var keyBytes = func() (t [256]byte) {
 }()
 
 // Member returns the value of the first of names (normalised) that the
-// object v holds, of duplicates the first. It reads v as far as v is
-// valid, so that it serves error bodies too.
+// object v holds, of duplicates the first, reading v as far as it is valid.
 func Member(v Value, names ...string) (Value, bool) {
 	var found Value
 	rank := len(names)
 	r := Reader{data: v}
 	r.Object(func(key []byte) {
 		val := r.Value()
-		for i, name := range names[:rank] {
-			if string(key) == name && val != nil {
-				found, rank = val, i
-				break
-			}
+		if i := slices.Index(names[:rank], string(key)); i >= 0 && val != nil {
+			found, rank = val, i
 		}
 	})
 	return found, found != nil
@@ -87,9 +84,8 @@ func First(v Value) (Value, bool) {
 	return first, first != nil
 }
 
-// String returns v as a Go string when it is a JSON string, decoded as
-// encoding/json decodes it (invalid UTF-8 and lone surrogates become
-// U+FFFD), in one allocation.
+// String returns v as a Go string when it is a JSON string, decoded as by
+// encoding/json (invalid UTF-8 and lone surrogates become U+FFFD).
 func (v Value) String() (string, bool) {
 	n, ok := v.StringLen()
 	if !ok {
@@ -102,8 +98,8 @@ func (v Value) String() (string, bool) {
 }
 
 // StringLen returns the length of what String returns, without
-// allocating, and whether v is a JSON string. Only invalid UTF-8 makes it
-// longer than v: each invalid byte becomes the three bytes of U+FFFD.
+// allocating, and whether v is a JSON string. Only invalid UTF-8 (each
+// byte becomes U+FFFD, three bytes) makes it longer than v.
 func (v Value) StringLen() (int, bool) {
 	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' {
 		return 0, false
@@ -133,9 +129,8 @@ func (v Value) Int() (int, bool) {
 	return n, ok && err == nil
 }
 
-// unquote reads the content s of a JSON string (without its quotes),
-// handing each decoded rune to emitBytes (as written in s) or emitRune,
-// and reports whether s is a valid JSON string's content.
+// unquote decodes a JSON string's content s, handing each rune to
+// emitBytes (as written) or emitRune, and reports whether s is valid.
 func unquote(s []byte, emitBytes func([]byte), emitRune func(rune)) bool {
 	for i := 0; i < len(s); {
 		switch r, size := utf8.DecodeRune(s[i:]); {
