@@ -104,9 +104,15 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 	case reflect.ValueOf(res).IsNil():
 		return errNilResource
 	}
+	return d.decodeResource(res, true)
+}
+
+// decodeResource decodes the body, an object, into res, unwrapping an
+// envelope when unwrap is set; on failure res is left zero.
+func (d *decoder) decodeResource(res resource, unwrap bool) error {
 	reflect.ValueOf(res).Elem().SetZero()
-	if trimmed[0] == '{' {
-		d.decodeObject(res, true)
+	if d.r.Peek() == '{' {
+		d.decodeObject(res, unwrap)
 	} else {
 		d.r.Value()
 		d.failed = errNoObject
@@ -267,16 +273,23 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 // stringChunk is the size of the buffers short strings share.
 const stringChunk = 4 << 10
 
-// unmarshalResource implements UnmarshalJSON by decodeBody on a copy of
-// data. Null leaves the resource zero; any other non-object fails.
+// unmarshalResource implements UnmarshalJSON on a copy of data: the
+// object itself, never unwrapped, so that a resource decodes its own
+// Raw(). Null leaves the resource zero; any other non-object fails.
 func unmarshalResource(data []byte, res resource) error {
 	reflect.ValueOf(res).Elem().SetZero()
 	v := jsonx.Value(bytes.Trim(data, jsonSpace))
-	if string(v) != "null" && !v.IsObject() {
+	if string(v) == "null" {
+		return nil
+	}
+	if !v.IsObject() {
 		name := strings.ToLower(reflect.TypeOf(res).Elem().Name())
 		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), name)
 	}
-	return decodeBody(context.Background(), slices.Clone(v), res, nil, 1)
+	body := slices.Clone([]byte(v))
+	d := &decoder{ctx: context.Background(), body: &body, budget: len(body)}
+	d.r.Reset(body)
+	return d.decodeResource(res, false)
 }
 
 // decodeOther decodes into anything but a resource: what decodeInto takes,
@@ -461,8 +474,10 @@ type envelope struct {
 	only   int          // where the last of those starts
 	list   []byte       // the list read
 	err    error        // the list's error
-	// scopes: the top level, then pagingScopes; a duplicate merges in.
+	// scopes: the top level, then pagingScopes; of a duplicate scope, as
+	// of any member, the first is read.
 	scopes [1 + len(pagingScopes)]paging
+	read   [len(pagingScopes)]bool
 }
 
 // pagingScopes are the envelope members that may hold paging members.
@@ -484,7 +499,8 @@ func (e *envelope) member(d *decoder, key []byte, element func(int) error) {
 		e.arrays++
 		e.only = d.r.Pos()
 		d.r.Value()
-	case scope >= 0 && next == '{':
+	case scope >= 0 && next == '{' && !e.read[scope]:
+		e.read[scope] = true
 		p := &e.scopes[scope+1]
 		d.r.Object(func(key []byte) { p.set(key, d.r.Value()) })
 	default:

@@ -245,18 +245,21 @@ func TestResourcesUnmarshalWithEncodingJSON(t *testing.T) {
 	assert.Equal(t, `{"id":1,"Name":"a","created_at":0}`, string(ws[0].Raw()))
 }
 
-// UnmarshalJSON reads a single resource as a create's answer is read: the
-// object under data or the singular name when the outer one has no id.
-func TestResourceUnmarshalUnwrapsEnvelope(t *testing.T) {
+// UnmarshalJSON reads the object it is given, never unwrapped, so that a
+// resource decodes its own Raw().
+func TestResourceUnmarshalReadsTheObjectItself(t *testing.T) {
 	t.Parallel()
 	for body, want := range map[string]string{
-		`{"data":{"id":"p1"}}`:              "p1",
-		`{"Project":{"id":"p2"},"meta":{}}`: "p2",
-		`{"id":"p3","data":{"id":"other"}}`: "p3",
+		`{"name":"Shop","data":{"name":"inner"}}`:         "Shop",
+		`{"name":"Shop","project":{"name":"inner"}}`:      "Shop",
+		`{"id":"p3","name":"Shop","data":{"id":"other"}}`: "Shop",
 	} {
 		var p seoapi.Project
 		require.NoError(t, json.Unmarshal([]byte(body), &p), body)
-		assert.Equal(t, want, p.ID, body)
+		assert.Equal(t, want, p.Name, body)
+		var again seoapi.Project
+		require.NoError(t, json.Unmarshal(p.Raw(), &again), body)
+		assert.Equal(t, want, again.Name, "its own Raw: %s", body)
 	}
 }
 
@@ -413,9 +416,9 @@ func TestDoIntoResourceValues(t *testing.T) {
 	assert.ErrorIs(t, err, seoapi.ErrUnexpectedResponse, "a list element that is not an object")
 }
 
-// A paging scope that appears twice in a list envelope merges into the
-// first: each paging member keeps its first value, and members found only
-// in the second are added, as for duplicate members at the top level.
+// Of a paging scope that appears twice in a list envelope, as of any
+// duplicate member, the first is read: a later "meta" cannot turn the last
+// page into one with a next.
 func TestEnvelopeDuplicatePagingScopes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -426,7 +429,8 @@ func TestEnvelopeDuplicatePagingScopes(t *testing.T) {
 	}{
 		{"duplicate meta, first cursor wins", `{"data":[],"meta":{"next_cursor":"c1"},"meta":{"next_cursor":"c2"}}`, 0, "c1"},
 		{"duplicate meta, first page wins", `{"data":[],"meta":{"page":2,"total_pages":5},"meta":{"page":4}}`, 3, ""},
-		{"duplicate meta merged", `{"data":[],"meta":{"page":2},"meta":{"total_pages":5}}`, 3, ""},
+		{"duplicate meta ignored", `{"data":[],"meta":{"page":2},"meta":{"total_pages":5}}`, 0, ""},
+		{"last page, then a next cursor", `{"data":[],"meta":{"page":2,"total_pages":2},"meta":{"next_cursor":"c9"}}`, 0, ""},
 		{"duplicate top-level member, first wins", `{"data":[],"next_cursor":"c1","next_cursor":"c2"}`, 0, "c1"},
 	}
 	for _, tt := range tests {
