@@ -39,10 +39,9 @@
 // Each list has three methods: List returns one page, All iterates over
 // every item, fetching each page as the loop reaches it, and Pages over
 // whole pages. A job saves each [Page]'s Next token and sets it as
-// [ListOptions.Resume] to go on where it stopped, in any process; a
-// changed or foreign token fails with [ErrInvalidArgument]. An empty
-// Resume starts at the first page, so a job records that it finished
-// rather than saving an empty token.
+// [ListOptions.Resume] to go on where it stopped, in any process; the
+// last page's token resumes to an empty end, and a changed or foreign
+// token fails with [ErrInvalidArgument].
 //
 // # Rate limits and retries
 //
