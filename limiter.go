@@ -64,10 +64,11 @@ func NewLimiter(perHour, perSecond int, maxWait time.Duration) (Limiter, error) 
 
 // RefuseWait is for Limiter implementations: it returns the error a
 // Limiter gives when it will not wait d, an *APIError matching
-// ErrRateLimited with StatusCode 0 and RetryAfter d. The client fills in
-// its Method, URL and Attempts, so a Limiter returns a new one for each
-// refusal, never a value it shares. reason is the message; it should
-// begin with the limit that asked for the wait, such as "fleet limit".
+// ErrRateLimited with StatusCode 0 and RetryAfter d. The client reports it
+// in an *APIError of its own, with the call's Method, URL and Attempts,
+// that errors.Is matches to this value, so a Limiter may return one value
+// for every refusal. reason is the message; it should begin with the
+// limit that asked for the wait, such as "fleet limit".
 func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
