@@ -18,9 +18,8 @@ type result struct {
 	data []byte         // its body, read whole within the cap
 	rate rateHeaders    // what resp's headers say, read once
 	link []string       // the Link header as sent: fetchList fails on one holding the key
-	// redact cleans the answer of the key and, for an endpoint that creates
-	// a secret, of every secret the body names; withhold keeps the body out
-	// of an error when those cannot all be named.
+	// redact cleans the answer of the key and of every secret a created key's
+	// body names; withhold keeps the body out of an error when not all can be.
 	redact   *redactor
 	withhold bool
 	tooLarge bool // a 2xx body over the cap: data holds its start
@@ -60,7 +59,8 @@ func (t *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var ticket slotTicket
 	var err error
 	if t.observed {
-		req, ticket, err = observationFrom(req.Context()).acquire(req, t.limiter, t.maxWait)
+		o := req.Context().Value(observationKey{}).(*observation)
+		req, ticket, err = o.acquire(req, t.limiter, t.maxWait)
 	} else {
 		ticket, err = t.limiter.acquire(req.Context(), t.maxWait, nil)
 	}
@@ -160,9 +160,8 @@ func (cl *call) answered(ctx context.Context, resp *http.Response) result {
 
 func success(status int) bool { return status >= 200 && status <= 299 }
 
-// readBody reads resp's body whole. A 2xx body must arrive complete and
-// within the cap; of any other body it keeps at most what an APIError
-// shows, and what arrived when the body is cut.
+// readBody reads resp's body. A 2xx body must arrive whole within the cap;
+// of another it keeps what arrived, at most what an APIError shows.
 func (c *Client) readBody(resp *http.Response) (data []byte, tooLarge bool, err error) {
 	defer resp.Body.Close()
 	limit, length := c.maxResponseBytes, resp.ContentLength
@@ -184,9 +183,8 @@ func (c *Client) readBody(resp *http.Response) (data []byte, tooLarge bool, err 
 	return data, false, nil
 }
 
-// failed sorts an attempt that ended without an answer to use, by what
-// this attempt did: a context that ended says only why it ended, whatever
-// cause it carries.
+// failed sorts an attempt that ended without an answer to use by what this
+// attempt did: an ended context says only why it ended, whatever its cause.
 func (cl *call) failed(ctx context.Context, resp *http.Response, err error) result {
 	r := result{err: err}
 	if resp != nil {
@@ -215,11 +213,10 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 	return r
 }
 
-// mayHaveLeft is the one answer to "may this attempt's request have
-// reached the server?": yes once it was answered; no when a request with a
-// body was never marked left (attemptMarks), or the connection never
-// opened. Once the caller's context has ended, err may be its cause,
-// another call's error, which says nothing of this attempt.
+// mayHaveLeft is the one answer to "may this attempt's request have reached
+// the server?": yes once answered; no when a request with a body was never
+// marked left (attemptMarks) or the connection never opened. Once the
+// caller's context ended, err may be another call's, saying nothing of this.
 func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
 	switch {
 	case errors.As(err, new(*cutError)):
@@ -276,9 +273,8 @@ func connectError(err error) bool {
 // errAttemptTimeout ends a hop longer than the HTTP client's Timeout.
 var errAttemptTimeout = errors.New("attempt timed out")
 
-// limiterError is a failure of the limiter's turn: nothing was sent. A
-// refusal to wait is ErrRateLimited; any other failure (a fleet limiter
-// that cannot reach Redis) ends the call at once.
+// limiterError is a failure of the limiter's turn: nothing was sent. A refusal
+// is ErrRateLimited; any other failure (Redis down) ends the call at once.
 type limiterError struct{ err error }
 
 func (e *limiterError) Error() string { return "rate limiter: " + e.err.Error() }

@@ -47,7 +47,6 @@ var (
 // kind in an error's tree; name is ErrorType's word for it.
 type kindError struct{ name, msg string }
 
-// newKind returns the kind ErrorType names name, whose message is msg.
 func newKind(name, msg string) error { return &kindError{name, msg} }
 
 func (e *kindError) Error() string { return e.msg }
@@ -87,10 +86,8 @@ func kindOfStatus(status int) error {
 		return ErrValidation
 	case 429:
 		return ErrRateLimited
-	case 408, 425:
-		return ErrServer
 	}
-	if serverError(status) {
+	if status == 408 || status == 425 || serverError(status) {
 		return ErrServer
 	}
 	return ErrUnexpectedResponse
@@ -196,12 +193,10 @@ func (e *APIError) Kind() error {
 func (cl *call) apiError(r *result) *APIError {
 	e := &APIError{RetryAfter: cmp.Or(r.refusedWait, r.rate.wait)}
 	if r.refusal != nil {
-		// A copy: a Limiter may give the same refusal to every call.
-		*e = *r.refusal
+		*e = *r.refusal // a copy: a Limiter may give one refusal to every call
 		e.refusal = r.refusal
 	}
 	e.kind = r.kind
-	// A write that may have left, or got a 5xx, may have taken effect.
 	e.outcomeUnknown = !cl.idem && r.mayHaveTakenEffect()
 	e.Method, e.URL, e.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
 	if r.resp != nil {
@@ -229,8 +224,7 @@ func (cl *call) statusError(r *result) error {
 // decodeError is the error of a 2xx body the SDK could not read.
 func (cl *call) decodeError(r *result, err error) error {
 	e := cl.apiError(r)
-	// A decoding error may quote what it failed on.
-	e.Err, e.kind = cl.client.cleanCause(err), ErrUnexpectedResponse
+	e.Err, e.kind = cl.client.cleanCause(err), ErrUnexpectedResponse // it may quote what it failed on
 	switch {
 	case cl.ep.secret:
 		// A created key's body, and an error quoting it, may hold its secret.
@@ -250,8 +244,7 @@ func (cl *call) failure(ctx context.Context, r *result) error {
 	e := cl.apiError(r)
 	var lim *limiterError
 	switch {
-	case r.refusal != nil:
-		// The limiter's refusal says what happened.
+	case r.refusal != nil: // the limiter's refusal says what happened
 	case r.kind == nil:
 		e.Err = cmp.Or(ctx.Err(), r.err)
 	case errors.As(r.err, &lim):
@@ -276,10 +269,9 @@ func (c *Client) cleanCause(err error) error {
 	return err
 }
 
-// causeError holds the cause of a failure whose kind the SDK chose.
-// errors.Is and errors.As reach into it, but not for the kinds or the
-// context errors: the *APIError around it has one kind, and an attempt or
-// a limiter's store that timed out is not the caller's context ending.
+// causeError holds the cause of a failure whose kind the SDK chose: errors.Is
+// and errors.As reach into it, except for the kinds and context errors (its
+// *APIError has one kind; a timed-out attempt or store is not the caller's).
 type causeError struct{ err error }
 
 func (e causeError) Error() string      { return e.err.Error() }

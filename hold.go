@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// serverHold is the server's hold: nothing is sent before until. Only the
-// answer to a request sent after the last hold was asked for lifts it: an
-// older answer says nothing of that hold.
+// serverHold is the server's hold: nothing is sent before until. Only an
+// answer to a request sent after the last hold was asked for lifts it.
 type serverHold struct {
 	mu      sync.Mutex
 	until   time.Time // zero: no hold

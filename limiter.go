@@ -44,9 +44,8 @@ type FeedbackLimiter interface {
 // every attempt and redirect.
 type SlotLimiter interface {
 	Limiter
-	// Acquire waits as Wait does and returns answered, which the client
-	// calls exactly once when the attempt's response arrived or the
-	// attempt failed (never when Acquire failed).
+	// Acquire waits as Wait does. The client calls answered exactly once, when
+	// the attempt was answered or failed (never when Acquire failed).
 	Acquire(ctx context.Context) (answered func(), err error)
 }
 
@@ -73,12 +72,11 @@ func RefuseWait(d time.Duration, reason string) *APIError {
 	return &APIError{Message: reason, RetryAfter: d, kind: ErrRateLimited}
 }
 
-// CheckWait is for Limiter implementations: it tells a Limiter whether it
-// may wait d before letting a request go. It returns ctx's error when ctx
-// has ended; nil when d is at most the max wait and ends before ctx's
-// deadline; and otherwise a RefuseWait error with reason and the bound d
-// broke. The max wait is the calling client's WithMaxWait (DefaultMaxWait
-// outside a Client), or maxWait, the limiter's own, when positive and smaller.
+// CheckWait is for Limiter implementations: it returns nil when a Limiter
+// may wait d (at most the max wait, ending before ctx's deadline), ctx's
+// error once ctx ended, and otherwise a RefuseWait error with reason and the
+// bound d broke. The max wait is the client's WithMaxWait (DefaultMaxWait
+// outside a Client), or maxWait when positive and smaller.
 func CheckWait(ctx context.Context, d, maxWait time.Duration, reason string) error {
 	return maxWaitLimit{client: clientMaxWait(ctx), own: maxWait, ownName: "the limiter's own"}.check(ctx, d, time.Now(), reason)
 }
@@ -147,9 +145,8 @@ type slotTicket struct {
 }
 
 // attemptLimiter is a client's limiter as hopTransport uses it: acquire
-// waits for a turn within maxWait, recording each wait in rec; feedback
-// tells what the answer to a request sent at sent said; done tells that
-// the request was answered, or failed after it may have been sent.
+// waits within maxWait, recording each wait in rec; feedback tells what the
+// answer to a request sent at sent said; done, that it was answered or failed.
 type attemptLimiter interface {
 	acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error)
 	feedback(ctx context.Context, sent time.Time, f RateFeedback)
@@ -247,9 +244,8 @@ type BudgetLimiter interface {
 	Budget(ctx context.Context) (Budget, error)
 }
 
-// Budget returns the budget of the client's limiter. It fails with
-// ErrInvalidArgument when the limiter is off (WithoutRateLimit) or is not
-// a BudgetLimiter.
+// Budget returns the client limiter's Budget, or ErrInvalidArgument when
+// the limiter is off (WithoutRateLimit) or is not a BudgetLimiter.
 func (c *Client) Budget(ctx context.Context) (Budget, error) {
 	if ctx == nil {
 		return Budget{}, invalidArgument("nil context")

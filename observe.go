@@ -112,11 +112,6 @@ func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *h
 	return o, req.WithContext(context.WithValue(req.Context(), observationKey{}, o))
 }
 
-func observationFrom(ctx context.Context) *observation {
-	o, _ := ctx.Value(observationKey{}).(*observation)
-	return o
-}
-
 // notify tells every observer about e, each with the context the one
 // before it returned, and returns the last one's.
 func (o *observation) notify(ctx context.Context, e Event) context.Context {
@@ -136,9 +131,8 @@ func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Cont
 	return cmp.Or(obs.Observe(ctx, e), ctx)
 }
 
-// acquire waits for the limiter's turn of one hop and tells the observers:
-// the attempt's start at its first hop (a redirect is no new attempt),
-// then each wait. It returns req with the headers they asked for.
+// acquire waits for one hop's turn and tells the observers the attempt's
+// start (at its first hop) and each wait; it returns req with their headers.
 func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.Duration) (*http.Request, slotTicket, error) {
 	if o.attempt.Attempt == 0 {
 		o.attempt = o.start

@@ -147,8 +147,7 @@ func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (
 	case opts.Page < 0 || opts.PerPage < 0:
 		return "", "", invalidArgument("ListOptions: negative Page or PerPage")
 	}
-	o := *opts               // the encoder keeps its argument: opts stay where they are
-	q, _ := query.Values(&o) // it fails only for what is not a struct
+	q, _ := query.Values(*opts) // a copy (the encoder keeps it); fails only for a non-struct
 	maps.Copy(q, opts.Extra)
 	if len(q) == 0 {
 		return path, path, nil

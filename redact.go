@@ -17,11 +17,10 @@ import (
 	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// A redactor removes secrets (the API key, an API key answer's) from what a
-// server sent: in any letter case, in base64 after any bytes, and within up
-// to maxRounds decodings of a word (JSON and percent escapes, HTML references,
-// base64 text), as no secret and no encoding holds white space. Secrets, and
-// the redactor, are held through pointers, so fmt prints only addresses.
+// A redactor removes secrets (the API key, created keys) from what a server
+// sent: in any letter case, in base64 after any bytes, and within maxRounds
+// decodings of a word (JSON, percent and HTML escapes, base64), as no secret
+// or encoding holds white space. Secrets are *string: fmt prints addresses.
 type redactor struct {
 	secrets  []*string      // none empty or with white space; the API key first
 	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
@@ -103,10 +102,9 @@ func base64Forms(secret string) (forms []string) {
 	return slices.Compact(forms)
 }
 
-// withSecretsIn returns a redactor that also removes the secrets
-// secretValues finds in body, an API key answer. ok is false when the body
-// must be withheld: unreadable, or with a secret under MinAPIKeyLength or
-// over maxSecretLength characters, or with white space.
+// withSecretsIn returns a redactor also removing the secrets secretValues
+// finds in body, an API key answer; ok is false when body must be withheld:
+// unreadable, or a secret with white space or of a length out of bounds.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	values, ok := secretValues(body)
 	var secrets []string
@@ -292,10 +290,9 @@ func secretValues(body []byte) (values []string, ok bool) {
 	return values, true
 }
 
-// looseSecretValues adds to values those of the string members of body
-// whose name isSecretMember, read as text: body need not be valid JSON.
-// It reads the first maxLoosePairs members and keeps at most 4 times
-// maxSecretValues, so that a hostile body costs little.
+// looseSecretValues adds to values those of body's string members named
+// isSecretMember, read as text, as body need not be JSON. A hostile body costs
+// little: it reads maxLoosePairs members and keeps 4*maxSecretValues values.
 func looseSecretValues(body []byte, values []string) []string {
 	var buf [64]byte
 	for _, m := range memberPair.FindAllSubmatch(body, maxLoosePairs) {

@@ -19,8 +19,7 @@ const (
 )
 
 // windowLimiter is the built-in limiter: two exact rolling windows and the
-// server's hold, under the hold's lock. A request takes a slot in both at
-// once, in the order requests asked.
+// server's hold, under its lock. Requests take both slots at once, in order.
 type windowLimiter struct {
 	serverHold
 	maxWait time.Duration // NewLimiter's own bound; 0: the client's
@@ -64,9 +63,8 @@ func (l *windowLimiter) Budget(context.Context) (Budget, error) {
 	return b, nil
 }
 
-// acquire waits out the server's hold, then takes both slots and waits
-// for its turn. Held back by the reserve, or finding a hold set while it
-// waited, it gives its slots back and looks again.
+// acquire waits out the server's hold, then takes both slots and waits for
+// its turn; held back by the reserve or a hold set meanwhile, it looks again.
 func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *waitRecords) (slotTicket, error) {
 	if err := ctx.Err(); err != nil {
 		return slotTicket{}, err
@@ -103,9 +101,8 @@ func (l builtinLimiter) acquire(ctx context.Context, maxWait time.Duration, rec 
 	}
 }
 
-// take takes both slots at the earliest release that leaves l.keep free,
-// and returns the wait until then. It takes nothing while the hold is set
-// (WaitServer) or when the reserve alone holds the request back.
+// take returns the wait for the earliest release leaving l.keep free and
+// takes both slots for it; none under the hold (WaitServer) or the reserve.
 func (l builtinLimiter) take(ctx context.Context, limit maxWaitLimit, start time.Time) (slotTicket, time.Duration, WaitLevel, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
