@@ -81,7 +81,7 @@ const (
 	ctxCheckEvery = 1024      // elements or members read between two looks at the context
 	jsonSpace     = " \t\n\r" // the white space JSON allows around a value
 	stringChunk   = 4 << 10   // the size of the buffers short strings share
-	maxChunk      = 1024      // the most resources allocated together: a wrong estimate wastes little
+	maxChunk      = 1024      // bounds the resources allocated together: a bad guess wastes little
 )
 
 // decodeBody decodes a 2xx body into v; an empty or null body leaves v as

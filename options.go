@@ -162,8 +162,8 @@ func WithRateLimit(perHour, perSecond int) Option {
 
 // WithLimiter replaces the built-in limiter with l, such as one shared by
 // every client of the key (NewLimiter) or a fleet's; the server's hold is told
-// to l if it is a FeedbackLimiter, else kept by the client. Any two of
-// WithLimiter, WithRateLimit and WithoutRateLimit fail NewClient with ErrInvalidArgument.
+// to l if a FeedbackLimiter, else kept by the client. Any two of WithLimiter,
+// WithRateLimit and WithoutRateLimit fail NewClient with ErrInvalidArgument.
 func WithLimiter(l Limiter) Option {
 	return option(l != nil, func(cfg *clientConfig) { cfg.rateLimit.limiter = l }, "WithLimiter: nil Limiter")
 }
