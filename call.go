@@ -20,19 +20,18 @@ import (
 // response. Its context bounds the whole call, retries and waits included;
 // when it ends, the error matches the context's error and no kind.
 //
-// A 2xx body is decoded into v when v is non-nil and the body is not
-// empty: a resource type or a pointer to one (var p *Project; Do(req,
-// &p)) is unwrapped from a data or singular-name envelope, a slice from a
-// bare array or a list envelope, whose paging fields go into the
-// Response; anything else is decoded by encoding/json. A v that is not a
-// non-nil pointer, and a URL the key may not go to, fail with
-// ErrInvalidArgument before anything is sent.
+// A non-empty 2xx body is decoded into a non-nil v: a resource type or a
+// pointer to one (var p *Project; Do(req, &p)) is unwrapped from a data or
+// singular-name envelope, a slice from a bare array or a list envelope,
+// whose paging fields go into the Response; anything else by encoding/json.
+// A v that is not a non-nil pointer, and a URL the key may not go to, fail
+// with ErrInvalidArgument before anything is sent.
 //
 // The *Response is returned whenever the server answered, also with an
 // error (see Response). Every error is an *APIError matching exactly one
-// kind, except ErrInvalidArgument for a request that cannot be sent. A
-// request for a path of the API is reported to observers under its
-// endpoint's operation, such as "Projects.List"; any other as "Client.Do".
+// kind, except ErrInvalidArgument for a request that cannot be sent.
+// Observers see a request for a path of the API under its endpoint's
+// operation, such as "Projects.List"; any other as "Client.Do".
 func (c *Client) Do(req *http.Request, v any) (*Response, error) {
 	switch rv := reflect.ValueOf(v); {
 	case req == nil || req.URL == nil:
@@ -85,10 +84,9 @@ type attemptMarks struct{ left, written atomic.Bool }
 
 // context returns ctx with, for a request with a body, a trace that marks
 // the current attempt left once net/http has a connection for it (before
-// it writes anything) and written once it wrote it whole. Before the first
-// attempt there are no marks: a request an observer sends with this context
-// is not the call's. A caller's transport that sends other requests with
-// it marks too early, which only makes the SDK careful.
+// it writes anything) and written once it wrote it whole. There are no marks
+// before the first attempt, so an observer's requests do not count; a
+// caller's transport sending others with ctx marks early, which is only careful.
 func (cl *call) context(ctx context.Context) context.Context {
 	if ctx == nil || cl.body == nil {
 		return ctx
@@ -123,8 +121,7 @@ func (cl *call) send(req *http.Request, v any) (*Response, error) {
 		PrepareRetry: cl.prepare,
 	}
 	if _, err := cl.rc.Do(&retryablehttp.Request{Request: req}); err != nil && (cl.last.retry || cl.last.resp == nil && cl.last.err == nil) {
-		// The loop ended outside an attempt: the context ended in the
-		// wait before a retry.
+		// The loop ended outside an attempt: ctx ended in the wait before a retry.
 		cl.last = result{err: err}
 	}
 	resp, err := cl.finish(req.Context(), v)
@@ -234,11 +231,10 @@ func (cl *call) finish(ctx context.Context, v any) (*Response, error) {
 	return resp, cl.decodeError(r, err)
 }
 
-// callOne sends body to ep and decodes the single resource of its answer.
-// A nil request body fails with ErrInvalidArgument before anything is
-// sent. A 2xx answer without the resource (a 204, an empty body) fails
-// with ErrUnexpectedResponse: the request took effect, but its result
-// cannot be read.
+// callOne sends body to ep and decodes the single resource of its answer. A
+// nil body fails with ErrInvalidArgument before anything is sent; a 2xx
+// answer without the resource (a 204, an empty body) fails with
+// ErrUnexpectedResponse: the request took effect, its result is unreadable.
 func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpoint, body json.Marshaler, ids ...string) (*T, *Response, error) {
 	if rv := reflect.ValueOf(body); rv.Kind() == reflect.Pointer && rv.IsNil() {
 		return nil, nil, invalidArgument("%s: nil %T", ep.operation, body)
@@ -247,8 +243,7 @@ func callOne[T any, PT resourcePtr[T]](ctx context.Context, c *Client, ep *endpo
 	if err != nil {
 		return nil, nil, err
 	}
-	// A request type encodes itself into valid JSON: encoding/json would
-	// only check and copy it again.
+	// Request types encode valid JSON: json.Marshal would only check and copy it.
 	data, err := body.MarshalJSON()
 	if err != nil {
 		return nil, nil, invalidArgument("encoding request body: %v", err)

@@ -64,11 +64,10 @@ type service struct{ client *Client }
 // NewClient returns a Client for the API at baseURL (for example
 // "https://api.example.com" or "https://host/prefix"), authenticating with
 // apiKey. It fails with ErrInvalidArgument for a key shorter than
-// MinAPIKeyLength or with white space or control characters, options that
-// contradict each other, a base URL that is not absolute http or https,
-// plain http to a host that is not loopback (unless WithInsecureHTTP), or
-// an invalid option. No error it returns holds the key, even when the
-// arguments were swapped.
+// MinAPIKeyLength or with white space or control characters, contradicting
+// options, a base URL that is not absolute http or https, plain http to a
+// non-loopback host (unless WithInsecureHTTP), or an invalid option. No
+// error it returns holds the key, even when the arguments were swapped.
 func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 	c, err := newClient(baseURL, apiKey, opts)
 	return c, scrubError(err, apiKey)
@@ -149,8 +148,7 @@ func looksLikeURL(s string) bool {
 }
 
 // NewClientFromEnv is NewClient with the base URL from SEOAPI_BASE_URL and
-// the key from SEOAPI_API_KEY. A missing variable fails with
-// ErrInvalidArgument.
+// the key from SEOAPI_API_KEY; a missing variable fails with ErrInvalidArgument.
 func NewClientFromEnv(opts ...Option) (*Client, error) {
 	baseURL, apiKey := os.Getenv(EnvBaseURL), os.Getenv(EnvAPIKey)
 	if baseURL == "" {
@@ -168,9 +166,8 @@ func NewClientFromEnv(opts ...Option) (*Client, error) {
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
-// MinAPIKeyLength is the length of the shortest API key NewClient
-// accepts. A shorter one is no real key, and the redactor could not tell
-// it from ordinary text.
+// MinAPIKeyLength is the shortest API key NewClient accepts: a shorter one is
+// no real key, and the redactor could not tell it from ordinary text.
 const MinAPIKeyLength = 8
 
 func checkAPIKey(key string) error {
@@ -209,8 +206,7 @@ func (c *Client) wrapHTTPClient(hc *http.Client, rl rateLimitConfig) *http.Clien
 	return &wrapped
 }
 
-// CloseIdleConnections closes the idle pooled connections of the
-// transport the client sends through.
+// CloseIdleConnections closes the idle connections of the client's transport.
 func (c *Client) CloseIdleConnections() {
 	type closeIdler interface{ CloseIdleConnections() }
 	if t, ok := c.transport.next.(closeIdler); ok {
@@ -218,8 +214,7 @@ func (c *Client) CloseIdleConnections() {
 	}
 }
 
-// Format keeps the API key out of every fmt verb (%v, %+v, %#v, %s), for
-// a Client and a *Client alike.
+// Format keeps the API key out of every fmt verb, for a Client and a *Client.
 func (c Client) Format(f fmt.State, _ rune) {
 	fmt.Fprintf(f, "seoapi.Client{BaseURL: %q, APIKey: %s}", c.redactedBase(), redacted)
 }

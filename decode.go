@@ -69,8 +69,7 @@ var (
 // with its pointer takes over 160 bytes, so items stay under 1.25× the cap.
 const bytesPerItem = 128
 
-// defaultMaxItems is the item limit for WithMaxItems n (0 if unset) and a
-// response cap of maxBytes.
+// defaultMaxItems is the item limit for WithMaxItems n (0: unset) and maxBytes.
 func defaultMaxItems(n int, maxBytes int64) int {
 	if n > 0 {
 		return n
@@ -81,15 +80,15 @@ func defaultMaxItems(n int, maxBytes int64) int {
 const (
 	ctxCheckEvery = 1024      // elements or members read between two looks at the context
 	jsonSpace     = " \t\n\r" // the white space JSON allows around a value
+	stringChunk   = 4 << 10   // the size of the buffers short strings share
+	maxChunk      = 1024      // bounds the resources allocated together: a bad guess wastes little
 )
 
 // decodeBody decodes a 2xx body into v; an empty or null body leaves v as
 // it is. A resource (or a **T) is the body's object, or its data or
 // singular-name member when the object has no id; a slice is a bare array
 // or an envelope's list, whose paging goes to resp; anything else goes to
-// encoding/json. Errors: errMalformed, errTooManyItems, errNotObject,
-// errStringsTooLong, or the context's, wrapped. Resources keep subslices
-// of body for Raw, so the caller must not change body afterwards.
+// encoding/json. Resources keep subslices of body for Raw: keep it unchanged.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
 	trimmed := bytes.Trim(body, jsonSpace)
 	if len(trimmed) == 0 || string(trimmed) == "null" {
@@ -207,9 +206,8 @@ type member struct {
 type jsonID string
 
 // set sets *dst from m when m's key is name and its value's JSON type fits
-// dst; otherwise it does nothing, so that a schema guess never fails a
-// call. A *string takes a string; a *jsonID a string or number; a
-// *time.Time or **time.Time what jsonx.Value.Time reads.
+// dst, else does nothing (a schema guess never fails a call): *string takes a
+// string, *jsonID a string or number, *time.Time and **time.Time a Value.Time.
 func (m *member) set(dst any, name string) {
 	if string(m.key) != name {
 		return
@@ -269,9 +267,6 @@ func (d *decoder) str(v jsonx.Value) (string, bool) {
 	d.strings.Write(inner)
 	return d.strings.String()[start:], true
 }
-
-// stringChunk is the size of the buffers short strings share.
-const stringChunk = 4 << 10
 
 // unmarshalResource implements UnmarshalJSON on a copy of data: the
 // object itself, never unwrapped, so that a resource decodes its own
@@ -388,10 +383,6 @@ func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, chunk []T, resp
 	*dst = list
 	return nil
 }
-
-// maxChunk bounds the resources allocated together, so that a wrong size
-// estimate wastes little.
-const maxChunk = 1024
 
 // grow returns a chunk of as many new items as the bytes left hold at the
 // average item size so far (one at first, at most maxChunk and maxItems),

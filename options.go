@@ -37,8 +37,7 @@ func option(ok bool, set func(*clientConfig), format string, args ...any) Option
 
 // WithHTTPClient makes the Client send through hc. The SDK wraps a copy of
 // hc's transport with its rate limiter; hc itself is not changed. hc's
-// Timeout applies to each attempt (to each hop, when it follows a
-// redirect), body included.
+// Timeout applies to each attempt (each hop of a redirect), body included.
 func WithHTTPClient(hc *http.Client) Option {
 	return option(hc != nil, func(cfg *clientConfig) { cfg.httpClient = hc }, "WithHTTPClient: nil *http.Client")
 }
@@ -51,9 +50,8 @@ func WithUserAgent(ua string) Option {
 }
 
 // WithLogger makes the SDK log each attempt at Debug and long waits at Warn
-// to l. Without it, or with a nil l, the SDK logs nothing. Records never
-// hold a header, a body or the API key. The logger is an Observer like any
-// other (see WithObserver).
+// to l, an Observer like any other (see WithObserver); without it, or with a
+// nil l, it logs nothing. Records never hold a header, a body or the API key.
 func WithLogger(l *slog.Logger) Option {
 	return func(cfg *clientConfig) {
 		if l != nil {
@@ -88,12 +86,11 @@ func WithRetryWait(min, max time.Duration) Option {
 		"WithRetryWait(%s, %s): need 0 <= min <= max", min, max)
 }
 
-// WithMaxWait sets the longest single wait the SDK accepts (default 60s).
-// A wait for the limiter or the server's hold that would be longer fails
-// the call at once, nothing sent, with ErrRateLimited. A retry whose wait
-// would be longer is not made: the call ends with the answer it got, such
-// as a 429 (ErrRateLimited) or a 503 (ErrServer), with RetryAfter set to
-// the wait refused.
+// WithMaxWait sets the longest single wait the SDK accepts (default 60s). A
+// wait for the limiter or the server's hold that would be longer fails the
+// call at once, nothing sent, with ErrRateLimited. A retry that would wait
+// longer is not made: the call ends with the answer it got, such as a 429
+// (ErrRateLimited) or a 503 (ErrServer), with RetryAfter the wait refused.
 func WithMaxWait(d time.Duration) Option {
 	return option(d >= 0, func(cfg *clientConfig) { cfg.retry.maxWait = d }, "WithMaxWait(%s): negative", d)
 }
@@ -105,14 +102,13 @@ func WithObserver(o Observer) Option {
 		"WithObserver: nil Observer")
 }
 
-// WithMaxItems caps how many elements the SDK decodes from one list
-// response (one page): the resources of a list (null elements are skipped)
-// and the elements Client.Do decodes into a caller's slice type. A 2xx list
-// with more fails the call with ErrUnexpectedResponse. n must be positive.
-// The default, one item per 128 bytes of WithMaxResponseBytes (262 144 at
-// 32 MiB), keeps a call that decodes into the SDK's types within 4 times
-// the response cap, whatever a 2xx body holds (docs/decoding.md); a larger
-// n lets a list of small items take more.
+// WithMaxItems caps the elements the SDK decodes from one list response (one
+// page): a list's resources (nulls skipped) or the elements Client.Do decodes
+// into a slice. A 2xx list with more fails with ErrUnexpectedResponse; n must
+// be positive. The default, one item per 128 bytes of WithMaxResponseBytes
+// (262 144 at 32 MiB), keeps decoding into the SDK's types within 4 times the
+// response cap whatever a 2xx body holds (docs/decoding.md); a larger n lets
+// a list of small items take more.
 func WithMaxItems(n int) Option {
 	return option(n > 0, func(cfg *clientConfig) { cfg.maxItems = n }, "WithMaxItems: %d is not positive", n)
 }
@@ -155,21 +151,19 @@ func (rl *rateLimitConfig) check() error {
 	return nil
 }
 
-// WithRateLimit sets the built-in limiter's limits: at most perHour
-// requests in any rolling hour and perSecond in any rolling second. The
-// default is the published 10 000 an hour and 50 a second. It excludes
-// WithLimiter and WithoutRateLimit.
+// WithRateLimit sets the built-in limiter's limits: at most perHour requests
+// in any rolling hour and perSecond in any rolling second (default: the
+// published 10 000 and 50). It excludes WithLimiter and WithoutRateLimit.
 func WithRateLimit(perHour, perSecond int) Option {
 	return option(perHour > 0 && perSecond > 0, func(cfg *clientConfig) {
 		cfg.rateLimit.perHour, cfg.rateLimit.perSecond, cfg.rateLimit.limits = perHour, perSecond, true
 	}, "WithRateLimit(%d, %d): limits must be positive", perHour, perSecond)
 }
 
-// WithLimiter replaces the built-in limiter with l, for example one shared
-// by every client of the same key (NewLimiter) or a fleet's. The server's
-// hold is told to l when it is a FeedbackLimiter, and otherwise kept by
-// the client itself. WithLimiter, WithRateLimit and WithoutRateLimit
-// exclude each other: two of them fail NewClient with ErrInvalidArgument.
+// WithLimiter replaces the built-in limiter with l, such as one shared by
+// every client of the key (NewLimiter) or a fleet's; the server's hold is told
+// to l if a FeedbackLimiter, else kept by the client. Any two of WithLimiter,
+// WithRateLimit and WithoutRateLimit fail NewClient with ErrInvalidArgument.
 func WithLimiter(l Limiter) Option {
 	return option(l != nil, func(cfg *clientConfig) { cfg.rateLimit.limiter = l }, "WithLimiter: nil Limiter")
 }

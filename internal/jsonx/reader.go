@@ -27,8 +27,7 @@ type Reader struct {
 // Reset puts r at the start of data.
 func (r *Reader) Reset(data []byte) { *r = Reader{data: data} }
 
-// Done reports whether r read one valid JSON value with nothing after it
-// but white space.
+// Done reports whether r read one valid JSON value and only white space after.
 func (r *Reader) Done() bool { return !r.failed && skipSpace(r.data, r.pos) == len(r.data) }
 
 // Seek moves r to index pos of its data and clears a failure.
@@ -152,8 +151,7 @@ func (r *Reader) colon(i int) bool {
 	return true
 }
 
-// Value reads one complete value, validating it, and returns its text, or
-// nil after a failure.
+// Value reads and validates one value and returns its text, or nil on failure.
 func (r *Reader) Value() Value {
 	from := skipSpace(r.data, r.pos)
 	if r.failed || from >= len(r.data) {
@@ -193,8 +191,7 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// scanLiteral returns the index just past the true, false or null at
-// data[i], or -1.
+// scanLiteral returns the index past the true, false or null at data[i], or -1.
 func scanLiteral(data []byte, i int) int {
 	for _, lit := range [...]string{"true", "false", "null"} {
 		if bytes.HasPrefix(data[i:], []byte(lit)) {
@@ -242,8 +239,7 @@ func scanString(data []byte, i int) (end int, escaped bool) {
 	}
 }
 
-// scanNumber returns the index just past the JSON number at data[i], or -1
-// when it does not follow the JSON grammar.
+// scanNumber returns the index past the valid JSON number at data[i], or -1.
 func scanNumber(data []byte, i int) int {
 	if data[i] == '-' {
 		i++

@@ -87,14 +87,12 @@ type digits struct{ whole, frac []byte }
 // at returns the k-th digit, zero outside those written.
 func (d digits) at(k int) int64 {
 	switch {
-	case k < 0:
+	case k < 0 || k >= len(d.whole)+len(d.frac):
 		return 0
 	case k < len(d.whole):
 		return int64(d.whole[k] - '0')
-	case k < len(d.whole)+len(d.frac):
-		return int64(d.frac[k-len(d.whole)] - '0')
 	}
-	return 0
+	return int64(d.frac[k-len(d.whole)] - '0')
 }
 
 // exponent reads an exponent's optional sign and digits, saturating far

@@ -111,9 +111,8 @@ func (v Value) StringLen() (int, bool) {
 	return n, true
 }
 
-// Text returns v as a string when it is a JSON string, and the exact text
-// of v when it is a JSON number, so that numeric IDs never pass through a
-// float (12345678901234567 stays exact).
+// Text returns v as a string when it is a JSON string, and its exact text when
+// it is a number: a numeric ID never passes through a float (12345678901234567).
 func (v Value) Text() (string, bool) {
 	if len(v) > 0 && v[0] != '"' && scanNumber(v, 0) == len(v) {
 		return string(v), true
