@@ -416,32 +416,3 @@ func TestDoIntoResourceValues(t *testing.T) {
 	assert.ErrorIs(t, err, seoapi.ErrUnexpectedResponse, "a list element that is not an object")
 }
 
-// Of a paging scope that appears twice in a list envelope, as of any
-// duplicate member, the first is read: a later "meta" cannot turn the last
-// page into one with a next.
-func TestEnvelopeDuplicatePagingScopes(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		body   string
-		page   int
-		cursor string
-	}{
-		{"duplicate meta, first cursor wins", `{"data":[],"meta":{"next_cursor":"c1"},"meta":{"next_cursor":"c2"}}`, 0, "c1"},
-		{"duplicate meta, first page wins", `{"data":[],"meta":{"page":2,"total_pages":5},"meta":{"page":4}}`, 3, ""},
-		{"duplicate meta ignored", `{"data":[],"meta":{"page":2},"meta":{"total_pages":5}}`, 0, ""},
-		{"last page, then a next cursor", `{"data":[],"meta":{"page":2,"total_pages":2},"meta":{"next_cursor":"c9"}}`, 0, ""},
-		{"duplicate top-level member, first wins", `{"data":[],"next_cursor":"c1","next_cursor":"c2"}`, 0, "c1"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			rec := newRecorder(t, respond(200, tt.body))
-			_, resp, err := newClient(t, rec.srv.URL).Workspaces.List(context.Background(), nil)
-			require.NoError(t, err)
-			assert.Equal(t, tt.page, resp.NextPage)
-			assert.Equal(t, tt.cursor, resp.NextCursor)
-			assert.Empty(t, resp.NextURL)
-		})
-	}
-}

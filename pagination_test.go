@@ -450,6 +450,13 @@ func TestEnvelopePagingDiscovery(t *testing.T) {
 		{"page, per_page, total complete", `{"data":[{"id":"a"}],"meta":{"page":3,"per_page":10,"total":25}}`, 0, "", ""},
 		{"nothing", `{"data":[{"id":"a"}]}`, 0, "", ""},
 		{"bare array", `[{"id":"a"}]`, 0, "", ""},
+		// Of a duplicate scope or member, the first is read: a later "meta"
+		// cannot give the last page a next.
+		{"duplicate meta, first cursor wins", `{"data":[],"meta":{"next_cursor":"c1"},"meta":{"next_cursor":"c2"}}`, 0, "c1", ""},
+		{"duplicate meta, first page wins", `{"data":[],"meta":{"page":2,"total_pages":5},"meta":{"page":4}}`, 3, "", ""},
+		{"duplicate meta ignored", `{"data":[],"meta":{"page":2},"meta":{"total_pages":5}}`, 0, "", ""},
+		{"last page, then a next cursor", `{"data":[],"meta":{"page":2,"total_pages":2},"meta":{"next_cursor":"c9"}}`, 0, "", ""},
+		{"duplicate top-level member, first wins", `{"data":[],"next_cursor":"c1","next_cursor":"c2"}`, 0, "c1", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
