@@ -415,4 +415,3 @@ func TestDoIntoResourceValues(t *testing.T) {
 	_, err = c.Do(req, &[]seoapi.Workspace{})
 	assert.ErrorIs(t, err, seoapi.ErrUnexpectedResponse, "a list element that is not an object")
 }
-
