@@ -192,8 +192,12 @@ func (r *redactor) answer(resp *http.Response) {
 // holds reports whether s holds a secret, as it stands or within rounds
 // decodings. Text without escapes or long base64 runs allocates nothing.
 func (r *redactor) holds(s string, rounds int) bool {
-	if utf8.RuneCountInString(s) < r.minRunes {
+	n := utf8.RuneCountInString(s)
+	if n < r.minRunes {
 		return false // no decoding yields more characters than it reads
+	}
+	if n < len(s) && r.plain.MatchString(s) {
+		return true // a letter whose case fold takes other bytes (ſ for s)
 	}
 	for _, secret := range r.secrets {
 		first := (*secret)[0] | 0x20 // a cheap test of the first byte, before EqualFold

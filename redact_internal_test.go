@@ -541,3 +541,20 @@ func TestLooseSecretScanIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactorCaseFoldsOfOtherLengths: a letter whose case fold takes
+// another number of bytes (ſ for s, the Kelvin sign for k) is the key's
+// letter, for strings.EqualFold as for the pattern's (?i), and is cleaned.
+func TestRedactorCaseFoldsOfOtherLengths(t *testing.T) {
+	t.Parallel()
+	const key = "sk_live_Abi9xyz"
+	r := newRedactor(key)
+	for _, echo := range []string{strings.ReplaceAll(key, "s", "ſ"), strings.ReplaceAll(key, "k", "\u212a")} {
+		if !strings.EqualFold(echo, key) || !r.plain.MatchString(echo) {
+			t.Fatalf("%q: not a letter-case form of the key", echo)
+		}
+		if got := r.string("bad key " + echo); strings.Contains(got, echo) {
+			t.Errorf("%q kept: %q", echo, got)
+		}
+	}
+}
