@@ -211,25 +211,58 @@ func (r *redactor) holds(s string, rounds int) bool {
 }
 
 // inBase64 reports whether a base64 run in s holds a secret's base64 form,
-// or decodes, in either alphabet, to text holding a secret within rounds.
+// or decodes to text holding a secret within rounds. Other text may be
+// glued in front of the base64 ("token_", a path), so a run is decoded
+// from each of its first four characters, in either alphabet or both.
 func (r *redactor) inBase64(s string, rounds int) bool {
-	var buf, src [512]byte // a run that decodes to nothing costs no allocation
+	var buf, src [512]byte // a run that decodes to noise costs no allocation
 	for run := range strings.FieldsFuncSeq(s, notBase64) {
 		if len(run) >= r.minRunes && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) {
 			return true
 		}
-		if rounds == 0 || 3*len(run) < 4*r.minRunes { // 4 characters for 3 bytes
-			continue
-		}
-		out, err := base64.RawStdEncoding.AppendDecode(buf[:0], append(src[:0], run...))
-		if err != nil {
-			out, err = base64.RawURLEncoding.AppendDecode(buf[:0], append(src[:0], run...))
-		}
-		if err == nil && utf8.Valid(out) && r.holds(string(out), rounds-1) {
-			return true
+		for k := 0; rounds > 0 && k < 4 && 3*(len(run)-k) >= 4*r.minRunes; k++ { // 4 characters for 3 bytes
+			out := decodeBase64(buf[:0], append(src[:0], run[k:]...))
+			// The bytes glued in front decode to noise: a space each.
+			if longestWord(out) >= r.minRunes && r.holds(strings.ToValidUTF8(string(out), " "), rounds-1) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// decodeBase64 appends to dst what src, base64 in either alphabet or both
+// and unpadded, decodes to; src is overwritten.
+func decodeBase64(dst, src []byte) []byte {
+	if len(src)%4 == 1 {
+		src = src[:len(src)-1] // no base64 ends in one character
+	}
+	for i, c := range src {
+		switch c {
+		case '-':
+			src[i] = '+'
+		case '_':
+			src[i] = '/'
+		}
+	}
+	out, _ := base64.RawStdEncoding.AppendDecode(dst, src) // only valid characters are left
+	return out
+}
+
+// longestWord returns the most characters in a row in b that are valid
+// UTF-8 and not white space: no secret, in any form, has fewer.
+func longestWord(b []byte) (longest int) {
+	for n := 0; len(b) > 0; {
+		c, size := utf8.DecodeRune(b)
+		b = b[size:]
+		if c == utf8.RuneError && size == 1 || unicode.IsSpace(c) {
+			n = 0
+			continue
+		}
+		n++
+		longest = max(longest, n)
+	}
+	return longest
 }
 
 // inEscapes reports whether a word of s that an escape decoding changes

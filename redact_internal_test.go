@@ -2,11 +2,13 @@ package seoapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"runtime"
@@ -556,5 +558,50 @@ func TestRedactorCaseFoldsOfOtherLengths(t *testing.T) {
 		if got := r.string("bad key " + echo); strings.Contains(got, echo) {
 			t.Errorf("%q kept: %q", echo, got)
 		}
+	}
+}
+
+// TestRedactorNestedBase64GluedToAWord: base64 of an escaped key glued to
+// a word or a path ("token_", "/v1/keys/"), at any alignment and in either
+// alphabet, is cleaned, in the redactor and in the APIError of a 400 that
+// echoes it.
+func TestRedactorNestedBase64GluedToAWord(t *testing.T) {
+	t.Parallel()
+	quoted, err := json.Marshal(url.QueryEscape(html.EscapeString(benchKey)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := newRedactor(benchKey)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawURLEncoding} {
+		nested := enc.EncodeToString(quoted)
+		for _, glue := range []string{"t", "to", "tok", "token_", "/v1/keys/"} {
+			text := "bad " + glue + nested + " here"
+			unglued := func(s string) string { return strings.Replace(s, glue, glue+" ", 1) }
+			if !r.holds(unglued(text), maxRounds) {
+				t.Fatalf("glue %q: the unglued text must hold the key", glue)
+			}
+			if got := r.string(text); r.holds(unglued(got), maxRounds) {
+				t.Errorf("glue %q: %q kept the key, base64 of an escaped key", glue, got)
+			}
+		}
+	}
+
+	body, _ := json.Marshal(map[string]string{"error": "invalid token_" + base64.StdEncoding.EncodeToString(quoted)})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	c, err := NewClient(srv.URL, benchKey, WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = c.Workspaces.List(context.Background(), nil)
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	if msg := strings.Replace(err.Error(), "token_", "token_ ", 1); r.holds(msg, maxRounds) {
+		t.Errorf("the error holds the key, base64 of its escaped form: %v", err)
 	}
 }
