@@ -104,8 +104,8 @@
 // (a connection closed unanswered, before or after the request took
 // effect), SetFaultRates (a random fraction of requests answered 503, and
 // of writes carried out whose answer is lost), SetDelay (every answer
-// held) and SetListLag (a resource created or deleted through the API
-// shown so by lists only after a while) inject failures. Each request
+// held) and SetListLag (lists that show a resource created or deleted
+// through the API only after a while) inject failures. Each request
 // takes the next queued fault, in the order they were queued, before
 // authentication and limits; a request with none meets the random faults,
 // drawn from a source that SetRandSeed makes replayable. SetDelay holds

@@ -48,8 +48,8 @@ type FaultRates struct {
 	// Fail is the fraction of requests answered 503 with "Retry-After: 1"
 	// before they are handled, as FailNext answers them.
 	Fail float64
-	// Drop is the fraction of writes (POST, PATCH and DELETE) carried out,
-	// that is answered with a 2xx status, whose answer is lost: the
+	// Drop is the fraction of writes carried out (a POST, PATCH or DELETE
+	// that the fake answers with a 2xx status) whose answer is lost: the
 	// connection closes without one, as DropNext(1, true) closes it.
 	Drop float64
 }

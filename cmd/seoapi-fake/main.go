@@ -21,8 +21,8 @@
 //	-drop RATE        the fraction of writes carried out (POST, PATCH and DELETE
 //	                  answered 2xx), from 0 to 1, whose answer is lost: the
 //	                  connection closes without one (default 0)
-//	-lag DURATION     how long a resource created or deleted through the API
-//	                  takes to show so in lists, such as 2s (default 0)
+//	-lag DURATION     how long lists take to show a resource created or deleted
+//	                  through the API, such as 2s (default 0)
 //	-rand-seed N      the seed of the -fail and -drop draws, to replay a run
 //	                  (default: a random one)
 //
@@ -167,7 +167,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	limits := fs.String("limits", "10000,50", "`H,S`: requests per hour and per second for each key; 0 turns a level off")
 	fs.Var(rate{&cfg.rates.Fail}, "fail", "`RATE`, from 0 to 1: the fraction of requests answered 503 with Retry-After: 1\nbefore they are handled (default 0)")
 	fs.Var(rate{&cfg.rates.Drop}, "drop", "`RATE`, from 0 to 1: the fraction of writes carried out (POST, PATCH and DELETE\nanswered 2xx) whose answer is lost: the connection closes without one (default 0)")
-	fs.Func("lag", "how long a resource created or deleted through the API takes to show so in\nlists, a `DURATION` such as 2s (default 0)", func(s string) error {
+	fs.Func("lag", "how long lists take to show a resource created or deleted through the API,\na `DURATION` such as 2s (default 0)", func(s string) error {
 		d, err := time.ParseDuration(s)
 		if err != nil || d < 0 {
 			return errors.New("want a duration of 0 or more, such as 2s")
