@@ -102,11 +102,15 @@
 //
 // Faults. FailNext (a status, with headers such as Retry-After), DropNext
 // (a connection closed unanswered, before or after the request took
-// effect), SetDelay (every answer held) and SetListLag (a resource created
-// through the API listed only after a while) inject failures. Each request
+// effect), SetFaultRates (a random fraction of requests answered 503, and
+// of writes carried out whose answer is lost), SetDelay (every answer
+// held) and SetListLag (lists that show a resource created or deleted
+// through the API only after a while) inject failures. Each request
 // takes the next queued fault, in the order they were queued, before
-// authentication and limits. SetDelay holds every answer, faults included;
-// a client that gives up during the delay gets nothing.
+// authentication and limits; a request with none meets the random faults,
+// drawn from a source that SetRandSeed makes replayable. SetDelay holds
+// every answer, faults included; a client that gives up during the delay
+// gets nothing.
 //
 // Recording. Requests returns every request that reached the server, in
 // order of arrival, with the key redacted.

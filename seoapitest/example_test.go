@@ -212,3 +212,39 @@ func ExampleServer_SetDelay() {
 	fmt.Println(resp == nil, errors.Is(err, context.DeadlineExceeded))
 	// Output: true true
 }
+
+// SetFaultRates makes a fraction of requests fail, at random: here every
+// write loses its answer after it took effect, the way a job meets a
+// network that cuts answers. SetRandSeed replays a run whose rates are
+// between 0 and 1.
+func ExampleServer_SetFaultRates() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	ws := fake.AddWorkspace("Acme")
+	fake.SetRandSeed(42)
+	fake.SetFaultRates(seoapitest.FaultRates{Drop: 1})
+
+	// No retries, to see each answer: a client that retries waits out the
+	// Retry-After of each 503 below.
+	c, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithMaxRetries(0))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	_, _, err = c.Projects.Create(ctx, ws, &seoapi.ProjectCreateRequest{Name: "Shop"})
+	fmt.Println("create:", errors.Is(err, seoapi.ErrOutcomeUnknown))
+	projects, _, err := c.Projects.List(ctx, ws, nil)
+	fmt.Println("projects:", len(projects), err)
+
+	// Now every request is answered 503 with Retry-After: 1, before it is
+	// handled.
+	fake.SetFaultRates(seoapitest.FaultRates{Fail: 1})
+	_, resp, err := c.Projects.List(ctx, ws, nil)
+	fmt.Println("list:", errors.Is(err, seoapi.ErrServer), resp.StatusCode, resp.Header.Get("Retry-After"))
+	// Output:
+	// create: true
+	// projects: 1 <nil>
+	// list: true 503 1
+}

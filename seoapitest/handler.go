@@ -16,7 +16,8 @@ import (
 const maxBody = 1 << 20
 
 // ServeHTTP answers one request: it records it, waits SetDelay, applies
-// the next fault, then authenticates, applies the limits and routes.
+// the next queued fault or a random one, then authenticates, applies the
+// limits and routes.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	var readErr error
@@ -30,6 +31,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Header: redactedHeader(r.Header), Body: body[:min(len(body), maxBody)], At: s.now(),
 	})
 	f, hasFault := s.takeFault()
+	if !hasFault {
+		f, hasFault = s.randomFailure()
+	}
 	delay := s.delay
 	s.mu.Unlock()
 
@@ -52,9 +56,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		s.serveLocked(resp, r, body)
+		// A queued faultDropAfterRead, or a random drop: the request took
+		// effect and its answer is lost.
+		drop := hasFault || s.randomDrop(r.Method, resp.status)
 		s.mu.Unlock()
-		if hasFault {
-			hangUp(w) // faultDropAfterRead: the request took effect.
+		if drop {
+			hangUp(w)
 			return
 		}
 	}
@@ -231,6 +238,7 @@ func (s *Server) serveWorkspaces(w http.ResponseWriter, r *call, acct *account) 
 func (s *Server) serveProjects(w http.ResponseWriter, r *call, ws *workspace) {
 	switch r.Method {
 	case http.MethodGet:
+		s.pruneProjects(ws)
 		s.writeList(w, r.Request, toAny(ws.projects))
 	case http.MethodPost:
 		f, ok := readForm(w, r, []string{"name"}, "domain")
@@ -280,7 +288,7 @@ func (s *Server) serveProject(w http.ResponseWriter, r *call, ws *workspace, p *
 		p.UpdatedAt = s.now().UTC()
 		writeJSON(w, http.StatusOK, p)
 	case http.MethodDelete:
-		ws.projects = slices.DeleteFunc(ws.projects, func(q *project) bool { return q == p })
+		s.deleteProject(ws, p)
 		w.WriteHeader(http.StatusNoContent)
 	default:
 		methodNotAllowed(w, "PATCH, DELETE")

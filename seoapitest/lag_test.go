@@ -106,3 +106,49 @@ func TestListLagZeroListsEverythingAtOnce(t *testing.T) {
 	_, list = do(t, s, http.MethodGet, "/api/workspaces/"+ws+"/projects", "")
 	assert.Equal(t, []string{"Shop"}, names(t, list), "created under the lag, listed once it is 0")
 }
+
+func TestListLagKeepsADeletedProjectListed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		after func(t *testing.T, s *Server, ws string, clock *time.Time) // what happens after the delete
+		want  []string                                                   // the list then
+	}{
+		{"within the lag", func(_ *testing.T, _ *Server, _ string, c *time.Time) { *c = c.Add(999 * time.Millisecond) }, []string{"Kept", "Gone"}},
+		{"once the lag has passed", func(_ *testing.T, _ *Server, _ string, c *time.Time) { *c = c.Add(time.Second) }, []string{"Kept"}},
+		{"when the lag becomes 0", func(_ *testing.T, s *Server, _ string, _ *time.Time) { s.SetListLag(0) }, []string{"Kept"}},
+		{"not again once a list has dropped it", func(t *testing.T, s *Server, ws string, c *time.Time) {
+			*c = c.Add(time.Second)
+			do(t, s, http.MethodGet, "/api/workspaces/"+ws+"/projects", "")
+			s.SetListLag(time.Hour)
+		}, []string{"Kept"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := New()
+			s.SetLimits(Limits{})
+			clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			s.now = func() time.Time { return clock }
+			ws := s.AddWorkspace("Acme")
+			s.AddProject(ws, "Kept", "")
+			gone := s.AddProject(ws, "Gone", "")
+			s.SetListLag(time.Second)
+
+			status, _ := do(t, s, http.MethodDelete, "/api/workspaces/"+ws+"/projects/"+gone, "")
+			require.Equal(t, http.StatusNoContent, status)
+			for _, r := range []struct{ method, path, body string }{
+				{http.MethodDelete, "/projects/" + gone, ""},
+				{http.MethodPatch, "/projects/" + gone, `{"name":"Back"}`},
+				{http.MethodGet, "/projects/" + gone + "/competitors", ""},
+			} {
+				status, _ = do(t, s, r.method, "/api/workspaces/"+ws+r.path, r.body)
+				assert.Equal(t, http.StatusNotFound, status, "%s %s: gone at once by its ID", r.method, r.path)
+			}
+
+			tt.after(t, s, ws, &clock)
+			_, list := do(t, s, http.MethodGet, "/api/workspaces/"+ws+"/projects", "")
+			assert.Equal(t, tt.want, names(t, list))
+		})
+	}
+}

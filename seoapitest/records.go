@@ -198,9 +198,11 @@ func (s *Server) findWorkspace(id string) *workspace {
 	return nil
 }
 
+// findProject finds a project that exists: one deleted through the API is
+// not found, though a list may still show it.
 func (ws *workspace) findProject(id string) *project {
 	for _, p := range ws.projects {
-		if p.ID == id {
+		if p.ID == id && !p.deleted() {
 			return p
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	mathrand "math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -75,6 +76,8 @@ type Server struct {
 	paging     Paging
 	pageSize   int
 	faults     []fault
+	rates      FaultRates
+	rng        *mathrand.Rand // the draws of rates
 	delay      time.Duration
 	listLag    time.Duration
 	requests   []Request
@@ -106,6 +109,7 @@ func New() *Server {
 		windows:  map[string]*window{},
 		paging:   PagingLink,
 		pageSize: 50,
+		rng:      newRand(mathrand.Uint64()),
 	}
 	acct := &account{plan: PlanEnterprise}
 	s.main = s.addKey(acct, "", "default")
