@@ -118,6 +118,16 @@ func wantMembers(n int) []seoapi.MemberAddRequest {
 	return out
 }
 
+// lastWrite returns the last record of recs that records a write.
+func lastWrite(recs []bulk.Record) bulk.Record {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Key != "" {
+			return recs[i]
+		}
+	}
+	return bulk.Record{}
+}
+
 // ops counts a plan's actions by Op.
 func ops(p *bulk.Plan) map[bulk.Op]int {
 	out := map[bulk.Op]int{}

@@ -160,7 +160,7 @@ func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
 	require.NoError(t, err)
 
 	recs := j.records()
-	require.Len(t, recs, 4)
+	require.Len(t, recs, 5)
 	assert.Equal(t, bulk.StateRead, recs[0].State)
 	assert.Equal(t, 1, recs[0].Page)
 	assert.NotEmpty(t, recs[0].Next, "the only page: its Next resumes to the end")
@@ -177,6 +177,8 @@ func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
 	}
 	assert.Empty(t, recs[2].ID)
 	assert.NotEmpty(t, recs[3].ID)
+	assert.Equal(t, "Site 0", recs[3].Name, "the values the write set")
+	assert.Equal(t, bulk.Record{Time: recs[4].Time, Resource: "project", Parent: ws, State: bulk.StateApplied}, recs[4], "the Apply ran to its end")
 	line, err := json.Marshal(recs[3])
 	require.NoError(t, err)
 	assert.Contains(t, string(line), `"op":"create","state":"done"`)

@@ -49,7 +49,7 @@ func TestFullRunAgainstTheFake(t *testing.T) {
 	assert.GreaterOrEqual(t, adopted, 2)
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	assert.NotContains(t, errOut.String(), "\r", "not a terminal: lines")
-	assert.Contains(t, lines[len(lines)-1], "40/40 done, 40 requests", "39 writes and one more read of the list")
+	assert.Contains(t, lines[len(lines)-1], "39/39 writes done, 40 requests", "39 writes and one more read of the list")
 }
 
 func TestAgainstAConfiguredAPI(t *testing.T) {
@@ -90,21 +90,21 @@ func TestAgainstAConfiguredAPI(t *testing.T) {
 func TestProgressLine(t *testing.T) {
 	t.Parallel()
 	p := bulk.Progress{Done: 12, Total: 40, Failed: 1, Requests: 20, ETA: 1234 * time.Millisecond}
-	assert.Equal(t, "12/40 done (1 failed), 20 requests, 10.0 req/s, ETA 1.2s", formatProgress(p, 2*time.Second))
+	assert.Equal(t, "12/40 writes done (1 failed), 20 requests, 10.0 req/s, ETA 1.2s", formatProgress(p, 2*time.Second))
 
 	var term bytes.Buffer
 	l := &progressLine{w: &term, tty: true, start: time.Now()}
 	l.show(p)
 	l.show(bulk.Progress{Done: 40, Total: 40})
 	l.finish()
-	assert.Regexp(t, "^\r12/40 done.*\x1b\\[K\r40/40 done.*\x1b\\[K\n$", term.String(), "a terminal redraws one line")
+	assert.Regexp(t, "^\r12/40 writes done.*\x1b\\[K\r40/40 writes done.*\x1b\\[K\n$", term.String(), "a terminal redraws one line")
 
 	var log bytes.Buffer
 	l = &progressLine{w: &log, start: time.Now()}
 	l.show(p)
 	l.show(bulk.Progress{Done: 40, Total: 40})
 	l.finish()
-	assert.Regexp(t, "^12/40 done[^\r]*\n40/40 done[^\r]*\n$", log.String(), "a log keeps every line")
+	assert.Regexp(t, "^12/40 writes done[^\r]*\n40/40 writes done[^\r]*\n$", log.String(), "a log keeps every line")
 }
 
 func TestParseCSV(t *testing.T) {

@@ -64,7 +64,7 @@ func (l *progressLine) finish() {
 // formatProgress is the line for p, elapsed after the start.
 func formatProgress(p bulk.Progress, elapsed time.Duration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d/%d done", p.Done, p.Total)
+	fmt.Fprintf(&b, "%d/%d writes done", p.Done, p.Total)
 	if p.Failed > 0 {
 		fmt.Fprintf(&b, " (%d failed)", p.Failed)
 	}
