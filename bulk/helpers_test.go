@@ -40,6 +40,16 @@ func (m *memJournal) Append(_ context.Context, r bulk.Record) error {
 	return nil
 }
 
+// age moves every record d into the past, as if the runs that wrote
+// them had run d earlier.
+func (m *memJournal) age(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.recs {
+		m.recs[i].Time = m.recs[i].Time.Add(-d)
+	}
+}
+
 func (m *memJournal) records() []bulk.Record {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -193,3 +193,31 @@ func TestPlanString(t *testing.T) {
 	p := &bulk.Plan{Actions: []bulk.Action{{Op: bulk.OpCreate}, {Op: bulk.OpNone}, {Op: bulk.OpNone, Prior: bulk.StateUnknown}}, Requests: 1, ETA: 20 * time.Millisecond}
 	assert.Equal(t, "1 create, 0 update, 0 delete, 2 none (1 adopted); 1 requests, ETA 20ms", p.String())
 }
+
+func TestProjectKey(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, domain, want string }{
+		{"Shop", "Shop.Example ", "shop.example"},
+		{"shop", "", "name:shop"},
+		{"Shop", "name:shop", "domain:name:shop"},
+		{"Shop", "Domain:name:shop", "domain:domain:name:shop"},
+		{"", "", "name:"},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, bulk.ProjectKey(tc.name, tc.domain), "%q %q", tc.name, tc.domain)
+	}
+}
+
+// TestADomainLikeANameKey: a project whose domain reads like the key of a
+// project without a domain is not that project.
+func TestADomainLikeANameKey(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	srv.AddProject(ws, "Other", "name:shop")
+	job := bulk.New(fastClient(t, srv), &memJournal{})
+	plan, err := job.PlanProjects(context.Background(), ws, []seoapi.ProjectCreateRequest{{Name: "shop"}, {Name: "Other", Domain: "name:shop"}})
+	require.NoError(t, err)
+	require.Len(t, plan.Actions, 2)
+	assert.Equal(t, bulk.OpCreate, plan.Actions[0].Op, "a project without a domain matches only one without a domain")
+	assert.Equal(t, bulk.OpNone, plan.Actions[1].Op)
+}
