@@ -221,3 +221,42 @@ func TestADomainLikeANameKey(t *testing.T) {
 	assert.Equal(t, bulk.OpCreate, plan.Actions[0].Op, "a project without a domain matches only one without a domain")
 	assert.Equal(t, bulk.OpNone, plan.Actions[1].Op)
 }
+
+// TestApplySaysWhenThePlanOutlastsItsContext: a plan whose requests take
+// longer on the client's budget than Apply's context allows fails before
+// anything is sent; one that fits is applied.
+func TestApplySaysWhenThePlanOutlastsItsContext(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		limits  seoapi.Option
+		refused bool
+	}{
+		{"ten requests an hour: 20 writes take two hours", seoapi.WithRateLimit(10, 10), true},
+		{"the published limits: 20 writes take 400ms", seoapi.WithRateLimit(seoapi.DefaultRequestsPerHour, seoapi.DefaultRequestsPerSecond), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, ws := fakeAPI(t)
+			j := &memJournal{}
+			job := bulk.New(srv.Client(tc.limits), j)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			plan, err := job.PlanProjects(ctx, ws, wantProjects(20))
+			require.NoError(t, err)
+			reads := len(srv.Requests())
+			rep, err := job.Apply(ctx, plan)
+			if !tc.refused {
+				require.NoError(t, err)
+				assert.Equal(t, 20, rep.Created)
+				return
+			}
+			require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+			assert.Contains(t, err.Error(), "20 requests take 2h0m0s")
+			assert.Contains(t, err.Error(), "nothing was sent")
+			assert.Len(t, srv.Requests(), reads, "nothing sent")
+			assert.Empty(t, lastWrite(j.records()).Key, "nothing recorded")
+		})
+	}
+}

@@ -21,7 +21,8 @@ type Plan struct {
 	Requests int
 	// ETA is how long the client's budget (seoapi.Client.Budget, or the
 	// published limits when the client cannot tell it) makes those
-	// requests take now.
+	// requests take now. Apply works it out again when it starts, and
+	// sends nothing when its context ends before then.
 	ETA time.Duration
 
 	job *Job
