@@ -27,8 +27,8 @@ type Plan struct {
 
 	job *Job
 	res *resource
-	// pages is how many pages the plan's read of the list took, and read
-	// when it began.
+	// pages is how many pages the plan's read of the list took; read is
+	// when that read began.
 	pages int
 	read  time.Time
 }

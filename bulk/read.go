@@ -58,7 +58,7 @@ func (s *snapshot) standIn(done []Record) {
 	s.all, s.byKey, s.ids = kept, map[string]Seen{}, map[string]bool{}
 	s.index(s.all)
 	for _, r := range done {
-		if r.Op != OpDelete {
+		if r.Op != OpDelete && !gone[r.ID] {
 			s.byKey[r.Key] = Seen{Key: r.Key, ID: r.ID, Name: r.Name, Domain: r.Domain}
 			s.ids[r.ID] = true
 		}
