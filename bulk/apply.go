@@ -116,7 +116,7 @@ func (r *run) prepare(ctx context.Context) ([]*Action, error) {
 		rec := r.job.applyJournal(r.plan.res, &a, r.plan.read)
 		switch {
 		case a.blocked != nil:
-			r.note(failure(a.Key, a.blocked))
+			r.note(func(rep *Report) { rep.Failed = append(rep.Failed, Failure{Key: a.Key, Err: a.blocked}) })
 		case a.reconciles():
 			r.addPending(&a, r.job.since(rec))
 			r.total++
@@ -384,9 +384,10 @@ func (r *run) finish(count func(*Report)) {
 
 // fail counts a write that failed.
 func (r *run) fail(key string, err error) {
-	r.finish(failure(key, err))
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.rep.Failed = append(r.rep.Failed, Failure{Key: key, Err: err})
+	r.done++
 	r.failed++
 }
 
@@ -395,10 +396,6 @@ func (r *run) note(count func(*Report)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	count(&r.rep)
-}
-
-func failure(key string, err error) func(*Report) {
-	return func(rep *Report) { rep.Failed = append(rep.Failed, Failure{Key: key, Err: err}) }
 }
 
 func (r *run) count() {
