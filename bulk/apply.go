@@ -150,7 +150,7 @@ func (r *run) checkTime(ctx context.Context) error {
 	}
 	if eta := r.job.eta(ctx, n); time.Now().Add(eta).After(deadline) {
 		return invalid("Apply: the plan's %d requests take %s on the client's budget, but the context ends in %s; nothing was sent",
-			n, eta, time.Until(deadline).Round(time.Millisecond))
+			n, eta, time.Until(deadline).Round(100*time.Millisecond))
 	}
 	return nil
 }
