@@ -4,13 +4,16 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/seoapi/seoapi-go"
 )
 
 // maxLooks bounds how many times Apply reads a list again to settle
 // writes whose outcome is unknown.
 const maxLooks = 8
 
-// Report is what an Apply did.
+// Report is what an Apply did. Each action of the plan counts once: in
+// one of the counts, or in Failed.
 type Report struct {
 	// Created, Updated and Deleted count the writes that took effect and
 	// said so.
@@ -18,7 +21,11 @@ type Report struct {
 	// Adopted counts the items a write whose answer was lost (in this run
 	// or an earlier one) had made: found in the list and recorded.
 	Adopted int
-	// Unchanged counts the items that were already as wanted.
+	// Resumed counts the items that an earlier run of the job, one that
+	// was interrupted (its Apply did not run to its end), had already
+	// brought to the wanted state: not sent again.
+	Resumed int
+	// Unchanged counts the other items that were already as wanted.
 	Unchanged int
 	// Failed lists the items that failed, in no particular order.
 	Failed []Failure
@@ -43,12 +50,16 @@ type pending struct {
 type run struct {
 	job  *Job
 	plan *Plan
+	// client is what the run sends its writes and reads through.
+	client *seoapi.Client
+	// total counts the writes the run sends.
+	total int
 
-	mu       sync.Mutex
-	rep      Report
-	done     int
-	requests int
-	pending  []pending
+	mu           sync.Mutex
+	rep          Report
+	done, failed int // writes finished, and of them failed
+	requests     int
+	pending      []pending
 }
 
 // Apply applies p, which j made: it sends each write, recording it in the
@@ -65,6 +76,11 @@ type run struct {
 // journal fails or ctx ends; applying the same plan again (or a new plan
 // with the same journal) then carries on where it stopped: Apply reads
 // each item's last record in the journal before it acts on it.
+//
+// When ctx has a deadline that comes before the client's budget can send
+// the plan's requests (Plan.ETA, worked out again when Apply starts),
+// Apply sends nothing and returns an error of kind
+// seoapi.ErrInvalidArgument that says how long the plan needs.
 func (j *Job) Apply(ctx context.Context, p *Plan) (*Report, error) {
 	if p == nil || p.job != j {
 		return nil, invalid("Apply: the plan was not made by this Job")
@@ -72,40 +88,84 @@ func (j *Job) Apply(ctx context.Context, p *Plan) (*Report, error) {
 	if err := j.load(ctx); err != nil {
 		return nil, err
 	}
-	r := &run{job: j, plan: p}
-	stop := r.startProgress(ctx)
-	err := r.apply(ctx)
-	stop()
+	// Apply sends its writes, and reads to settle them, through this
+	// client.
+	r := &run{job: j, plan: p, client: j.client}
+	writes, err := r.prepare(ctx)
+	if err == nil {
+		err = r.checkTime(ctx)
+	}
+	if err == nil {
+		stop := r.startProgress(ctx)
+		err = r.apply(ctx, writes)
+		stop()
+	}
 	rep := r.report()
 	return &rep, err
 }
 
-func (r *run) apply(ctx context.Context) error {
+// prepare decides each action of the plan again from the journal (what
+// an earlier Apply of the plan recorded counts too), counts the items
+// that need no write and returns the writes to send. Creates that an
+// earlier run may have made are left pending, to be looked for first.
+func (r *run) prepare(ctx context.Context) ([]*Action, error) {
 	var writes []*Action
+	list := r.plan.res.list
 	for i := range r.plan.Actions {
 		a := r.plan.Actions[i]
-		// What an earlier Apply of this plan recorded counts too.
-		r.job.applyJournal(r.plan.res, &a)
+		rec := r.job.applyJournal(r.plan.res, &a, r.plan.read)
 		switch {
 		case a.blocked != nil:
-			r.fail(a.Key, a.blocked)
+			r.note(func(rep *Report) { rep.Failed = append(rep.Failed, Failure{Key: a.Key, Err: a.blocked}) })
 		case a.reconciles():
-			rec, _ := r.job.lastRecord(itemRef{r.plan.res.list, a.Key})
 			r.addPending(&a, r.job.since(rec))
+			r.total++
 		case a.Op != OpNone:
 			writes = append(writes, &a)
+			r.total++
 		case a.Prior == StateIntended || a.Prior == StateUnknown:
-			if err := r.adopt(ctx, &a, a.ID); err != nil {
-				return err
+			if err := r.record(ctx, &a, a.ID); err != nil {
+				return nil, err
 			}
+			r.note(func(rep *Report) { rep.Adopted++ })
+		case a.Prior == StateDone && r.job.interrupted(list, rec):
+			r.note(func(rep *Report) { rep.Resumed++ })
 		default:
-			r.finish(func(rep *Report) { rep.Unchanged++ })
+			r.note(func(rep *Report) { rep.Unchanged++ })
 		}
 	}
+	return writes, nil
+}
+
+// checkTime fails when ctx ends before the client's budget can send the
+// run's requests.
+func (r *run) checkTime(ctx context.Context) error {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return nil
+	}
+	n := r.total
+	if len(r.pending) > 0 {
+		n += max(r.plan.pages, 1)
+	}
+	if eta := r.job.eta(ctx, n); time.Now().Add(eta).After(deadline) {
+		return invalid("Apply: the plan's %d requests take %s on the client's budget, but the context ends in %s; nothing was sent",
+			n, eta, time.Until(deadline).Round(100*time.Millisecond))
+	}
+	return nil
+}
+
+// apply sends the writes, settles those whose outcome is unknown, and
+// records that the Apply ran to its end.
+func (r *run) apply(ctx context.Context, writes []*Action) error {
 	if err := r.writeAll(ctx, writes); err != nil {
 		return err
 	}
-	return r.settleAll(ctx)
+	if err := r.settleAll(ctx); err != nil {
+		return err
+	}
+	list := r.plan.res.list
+	return r.job.append(ctx, Record{Resource: list.resource, Parent: list.parent, State: StateApplied})
 }
 
 // writeAll sends the writes, WithConcurrency at a time. It returns the
@@ -143,7 +203,7 @@ func (r *run) write(ctx context.Context, a *Action) error {
 	if ctx.Err() != nil {
 		return nil
 	}
-	rec := Record{Resource: r.plan.res.list.resource, Parent: r.plan.res.list.parent, Key: a.Key, Op: a.Op, State: StateIntended, ID: a.ID}
+	rec := r.recordOf(a, StateIntended, a.ID)
 	if err := r.job.append(ctx, rec); err != nil {
 		return err
 	}
@@ -174,12 +234,19 @@ func (r *run) write(ctx context.Context, a *Action) error {
 func (r *run) send(ctx context.Context, a *Action) (string, error) {
 	switch a.Op {
 	case OpCreate:
-		return a.create(ctx)
+		return a.create(ctx, r.client)
 	case OpUpdate:
-		return r.plan.res.update(ctx, a)
+		return a.ID, r.plan.res.update(ctx, r.client, a)
 	default:
-		return r.plan.res.remove(ctx, a)
+		return a.ID, r.plan.res.remove(ctx, r.client, a)
 	}
+}
+
+// recordOf is the journal record of a's write in state st.
+func (r *run) recordOf(a *Action, st State, id string) Record {
+	list := r.plan.res.list
+	return Record{Resource: list.resource, Parent: list.parent, Key: a.Key, Name: a.want.Name, Domain: a.want.Domain,
+		Op: a.Op, State: st, ID: id}
 }
 
 // settleAll looks for the writes whose outcome is unknown: once their
@@ -224,7 +291,7 @@ func (r *run) look(ctx context.Context, todo []pending) ([]*Action, error) {
 	if err := sleepUntil(ctx, last.Add(r.job.settle)); err != nil {
 		return nil, err
 	}
-	snap, err := readAll(ctx, r.plan.res, r.count)
+	snap, err := readAll(ctx, r.client, r.plan.res, r.count)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -251,40 +318,43 @@ func (r *run) look(ctx context.Context, todo []pending) ([]*Action, error) {
 // whether it took effect (recorded as done) or must be sent again.
 func (r *run) resolve(ctx context.Context, a *Action, snap *snapshot) (bool, error) {
 	have, found := snap.byKey[a.Key]
+	var count func(*Report)
 	switch {
 	case a.Op == OpCreate && found:
-		return false, r.adopt(ctx, a, have.ID)
+		count = func(rep *Report) { rep.Adopted++ }
 	case a.Op == OpUpdate && found && len(r.plan.res.diff(a.want, have)) == 0:
-		return false, r.record(ctx, a, have.ID, func(rep *Report) { rep.Updated++ })
+		count = func(rep *Report) { rep.Updated++ }
 	case a.Op == OpDelete && !snap.ids[a.ID]:
-		return false, r.record(ctx, a, a.ID, func(rep *Report) { rep.Deleted++ })
+		count = func(rep *Report) { rep.Deleted++ }
 	case a.Op == OpUpdate && !found:
 		r.fail(a.Key, errGone)
 		return false, nil
+	default:
+		return true, nil
 	}
-	return true, nil
+	if err := r.record(ctx, a, have.ID); err != nil {
+		return false, err
+	}
+	r.finish(count)
+	return false, nil
 }
 
-// adopt records that a's write took effect, making the resource id.
-func (r *run) adopt(ctx context.Context, a *Action, id string) error {
-	return r.record(ctx, a, id, func(rep *Report) { rep.Adopted++ })
-}
-
-// record journals a's write as done and counts it.
-func (r *run) record(ctx context.Context, a *Action, id string, count func(*Report)) error {
-	rec := Record{Resource: r.plan.res.list.resource, Parent: r.plan.res.list.parent, Key: a.Key, Op: a.Op, State: StateDone, ID: id}
+// record journals that a's write took effect, making or keeping the
+// resource id.
+func (r *run) record(ctx context.Context, a *Action, id string) error {
+	if a.Op == OpDelete {
+		id = a.ID
+	}
+	rec := r.recordOf(a, StateDone, id)
 	if rec.Op == OpNone {
-		// An adoption found by the plan: the earlier write was a create.
+		// An earlier run's write, found by the plan: the write it
+		// recorded, a create unless it says otherwise.
 		rec.Op = OpCreate
-		if prev, ok := r.job.lastRecord(itemRef{r.plan.res.list, a.Key}); ok {
+		if prev, ok := r.job.lastRecord(refOf(r.plan.res.list, OpNone, a.Key, a.ID)); ok {
 			rec.Op = prev.Op
 		}
 	}
-	if err := r.job.append(ctx, rec); err != nil {
-		return err
-	}
-	r.finish(count)
-	return nil
+	return r.job.append(ctx, rec)
 }
 
 func countWrite(rep *Report, op Op) {
@@ -304,6 +374,7 @@ func (r *run) addPending(a *Action, since time.Time) {
 	r.pending = append(r.pending, pending{a: a, since: since})
 }
 
+// finish counts a write that ended.
 func (r *run) finish(count func(*Report)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -311,8 +382,20 @@ func (r *run) finish(count func(*Report)) {
 	r.done++
 }
 
+// fail counts a write that failed.
 func (r *run) fail(key string, err error) {
-	r.finish(func(rep *Report) { rep.Failed = append(rep.Failed, Failure{Key: key, Err: err}) })
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.rep.Failed = append(r.rep.Failed, Failure{Key: key, Err: err})
+	r.done++
+	r.failed++
+}
+
+// note counts an item that needs no write.
+func (r *run) note(count func(*Report)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	count(&r.rep)
 }
 
 func (r *run) count() {

@@ -223,7 +223,7 @@ func runChild(t *testing.T, k *killer, addr string, env []string, killAt int, af
 	require.NoError(t, err, "listening again on the fake's address")
 	ts := &httptest.Server{Listener: ln, Config: &http.Server{Handler: k, ReadHeaderTimeout: time.Minute}}
 	ts.Start()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashSafeImport$")
+	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$")
 	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr

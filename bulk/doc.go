@@ -21,8 +21,15 @@
 // journal records as done are not sent again; writes it records as
 // intended or unknown are looked for in a fresh read of the list (one read
 // for all of them, after the settle time of WithSettle) and adopted when
-// found, created when not. API keys are never created by a job: their
-// secret is shown once, and a lost answer could not be recovered.
+// found, created when not. Keep the journal from night to night, and each
+// night's plan makes the list match what that night wants: the list
+// decides, and a done record stands in for it only while the list may not
+// show the write yet. API keys are never created by a job: their secret
+// is shown once, and a lost answer could not be recovered.
+//
+// For one item, such as a handler that creates one project, plan and
+// apply a job of one item with NewMemoryJournal: a lost answer is looked
+// for in the list before the write is sent again.
 //
 // docs/bulk.md states the guarantees, the restart rules and what a job
 // cannot promise.

@@ -135,7 +135,7 @@ func ExampleJob_Apply() {
 	}
 	fmt.Printf("%+v\n", *report)
 	// Output:
-	// {Created:0 Updated:1 Deleted:0 Adopted:1 Unchanged:1 Failed:[]}
+	// {Created:0 Updated:1 Deleted:0 Adopted:1 Resumed:0 Unchanged:1 Failed:[]}
 }
 
 func ExampleOpenFile() {
@@ -165,6 +165,9 @@ func ExampleOpenFile() {
 		case r.State == bulk.StateRead:
 			fmt.Printf("read page %d of the %ss: %d found\n", r.Page, r.Resource, len(r.Seen))
 			continue
+		case r.State == bulk.StateApplied:
+			fmt.Printf("apply of the %ss ran to its end\n", r.Resource)
+			continue
 		}
 		fmt.Printf("%s %s %s (id %q)\n", r.State, r.Op, r.Key, r.ID)
 	}
@@ -175,6 +178,7 @@ func ExampleOpenFile() {
 	// done update blog.example (id "proj_000004")
 	// intended create docs.example (id "")
 	// done create docs.example (id "proj_000005")
+	// apply of the projects ran to its end
 }
 
 func ExampleWithConcurrency() {
@@ -241,7 +245,8 @@ func ExampleWithProgress() {
 	if _, err := job.Apply(context.Background(), plan); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%d/%d done, %d failed, %d requests\n", last.Done, last.Total, last.Failed, last.Requests)
+	// Of the three projects, the shop is as wanted: two writes.
+	fmt.Printf("%d/%d writes done, %d failed, %d requests\n", last.Done, last.Total, last.Failed, last.Requests)
 	// Output:
-	// 3/3 done, 0 failed, 2 requests
+	// 2/2 writes done, 0 failed, 2 requests
 }

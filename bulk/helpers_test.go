@@ -40,6 +40,16 @@ func (m *memJournal) Append(_ context.Context, r bulk.Record) error {
 	return nil
 }
 
+// age moves every record d into the past, as if the runs that wrote
+// them had run d earlier.
+func (m *memJournal) age(d time.Duration) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.recs {
+		m.recs[i].Time = m.recs[i].Time.Add(-d)
+	}
+}
+
 func (m *memJournal) records() []bulk.Record {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -116,6 +126,16 @@ func wantMembers(n int) []seoapi.MemberAddRequest {
 		out[i] = seoapi.MemberAddRequest{Email: fmt.Sprintf("user-%d@example.com", i), Role: "editor"}
 	}
 	return out
+}
+
+// lastWrite returns the last record of recs that records a write.
+func lastWrite(recs []bulk.Record) bulk.Record {
+	for i := len(recs) - 1; i >= 0; i-- {
+		if recs[i].Key != "" {
+			return recs[i]
+		}
+	}
+	return bulk.Record{}
 }
 
 // ops counts a plan's actions by Op.

@@ -33,14 +33,25 @@ type Job struct {
 	mu       sync.Mutex
 	loaded   bool
 	loadedAt time.Time
-	last     map[itemRef]Record   // the last record of each item
-	reads    map[listRef][]Record // the last read of each list, page by page
+	last     map[itemRef]Record    // the last write record of each item
+	reads    map[listRef][]Record  // the last read of each list, page by page
+	applied  map[listRef]time.Time // when an Apply of each list last ran to its end
 }
 
-// itemRef names one item of one list.
+// itemRef names one item of one list: a created or updated item by its
+// natural key, a deleted one by its ID (Prune deletes duplicates, which
+// share their key with the item it keeps).
 type itemRef struct {
-	list listRef
-	key  string
+	list    listRef
+	key, id string
+}
+
+// refOf names the item a write of op is about.
+func refOf(list listRef, op Op, key, id string) itemRef {
+	if op == OpDelete {
+		return itemRef{list: list, id: id}
+	}
+	return itemRef{list: list, key: key}
 }
 
 // listRef names one list: a resource in a workspace ("" for workspaces).
@@ -76,10 +87,13 @@ func WithProgress(f func(Progress)) Option {
 
 // Progress is how far an Apply is.
 type Progress struct {
-	// Done counts the plan's actions finished, failed ones included;
-	// Total is their number.
+	// Total counts the writes Apply sends: the plan's creates, updates
+	// and deletes, less those an earlier Apply of the plan made and those
+	// an earlier failure keeps from being sent. Done counts the writes
+	// finished, failed ones included. Items that need no write count in
+	// neither.
 	Done, Total int
-	// Failed counts the actions that failed.
+	// Failed counts the writes that failed.
 	Failed int
 	// Requests counts the requests Apply has sent: each write and each
 	// page of a list read (a call the SDK retried counts once).
@@ -117,6 +131,7 @@ func (j *Job) load(ctx context.Context) error {
 	}
 	j.last = map[itemRef]Record{}
 	j.reads = map[listRef][]Record{}
+	j.applied = map[listRef]time.Time{}
 	for _, r := range recs {
 		j.remember(r)
 	}
@@ -127,14 +142,17 @@ func (j *Job) load(ctx context.Context) error {
 // remember keeps what a record says; callers hold j.mu.
 func (j *Job) remember(r Record) {
 	list := listRef{r.Resource, r.Parent}
-	if r.State != StateRead {
-		j.last[itemRef{list, r.Key}] = r
-		return
+	switch r.State {
+	case StateRead:
+		if r.Page == 1 {
+			j.reads[list] = nil
+		}
+		j.reads[list] = append(j.reads[list], r)
+	case StateApplied:
+		j.applied[list] = r.Time
+	default:
+		j.last[refOf(list, r.Op, r.Key, r.ID)] = r
 	}
-	if r.Page == 1 {
-		j.reads[list] = nil
-	}
-	j.reads[list] = append(j.reads[list], r)
 }
 
 // append records r in the journal, then remembers it.
@@ -149,12 +167,34 @@ func (j *Job) append(ctx context.Context, r Record) error {
 	return nil
 }
 
-// lastRecord returns the last record of an item.
+// lastRecord returns the last write record of an item.
 func (j *Job) lastRecord(it itemRef) (Record, bool) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	r, ok := j.last[it]
 	return r, ok
+}
+
+// doneSince returns the last write record of each item of list that is a
+// done write made after t.
+func (j *Job) doneSince(list listRef, t time.Time) []Record {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []Record
+	for it, r := range j.last {
+		if it.list == list && r.State == StateDone && r.Time.After(t) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// interrupted reports whether r, a write record of list, belongs to a run
+// that was interrupted: no Apply of the list ran to its end after it.
+func (j *Job) interrupted(list listRef, r Record) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return r.Time.After(j.applied[list])
 }
 
 // since is when the settle time of an item whose last record is r starts:

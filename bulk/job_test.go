@@ -160,7 +160,7 @@ func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
 	require.NoError(t, err)
 
 	recs := j.records()
-	require.Len(t, recs, 4)
+	require.Len(t, recs, 5)
 	assert.Equal(t, bulk.StateRead, recs[0].State)
 	assert.Equal(t, 1, recs[0].Page)
 	assert.NotEmpty(t, recs[0].Next, "the only page: its Next resumes to the end")
@@ -177,6 +177,8 @@ func TestJournalRecordsEachWriteBeforeAndAfter(t *testing.T) {
 	}
 	assert.Empty(t, recs[2].ID)
 	assert.NotEmpty(t, recs[3].ID)
+	assert.Equal(t, "Site 0", recs[3].Name, "the values the write set")
+	assert.Equal(t, bulk.Record{Time: recs[4].Time, Resource: "project", Parent: ws, State: bulk.StateApplied}, recs[4], "the Apply ran to its end")
 	line, err := json.Marshal(recs[3])
 	require.NoError(t, err)
 	assert.Contains(t, string(line), `"op":"create","state":"done"`)
@@ -190,4 +192,71 @@ func TestPlanString(t *testing.T) {
 	assert.Equal(t, "0 create, 0 update, 0 delete, 0 none; 0 requests, ETA 0s", (&bulk.Plan{}).String())
 	p := &bulk.Plan{Actions: []bulk.Action{{Op: bulk.OpCreate}, {Op: bulk.OpNone}, {Op: bulk.OpNone, Prior: bulk.StateUnknown}}, Requests: 1, ETA: 20 * time.Millisecond}
 	assert.Equal(t, "1 create, 0 update, 0 delete, 2 none (1 adopted); 1 requests, ETA 20ms", p.String())
+}
+
+func TestProjectKey(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, domain, want string }{
+		{"Shop", "Shop.Example ", "shop.example"},
+		{"shop", "", "name:shop"},
+		{"Shop", "name:shop", "domain:name:shop"},
+		{"Shop", "Domain:name:shop", "domain:domain:name:shop"},
+		{"", "", "name:"},
+	}
+	for _, tc := range cases {
+		assert.Equal(t, tc.want, bulk.ProjectKey(tc.name, tc.domain), "%q %q", tc.name, tc.domain)
+	}
+}
+
+// TestADomainLikeANameKey: a project whose domain reads like the key of a
+// project without a domain is not that project.
+func TestADomainLikeANameKey(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	srv.AddProject(ws, "Other", "name:shop")
+	job := bulk.New(fastClient(t, srv), &memJournal{})
+	plan, err := job.PlanProjects(context.Background(), ws, []seoapi.ProjectCreateRequest{{Name: "shop"}, {Name: "Other", Domain: "name:shop"}})
+	require.NoError(t, err)
+	require.Len(t, plan.Actions, 2)
+	assert.Equal(t, bulk.OpCreate, plan.Actions[0].Op, "a project without a domain matches only one without a domain")
+	assert.Equal(t, bulk.OpNone, plan.Actions[1].Op)
+}
+
+// TestApplySaysWhenThePlanOutlastsItsContext: a plan whose requests take
+// longer on the client's budget than Apply's context allows fails before
+// anything is sent; one that fits is applied.
+func TestApplySaysWhenThePlanOutlastsItsContext(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		limits  seoapi.Option
+		refused bool
+	}{
+		{"ten requests an hour: 20 writes take two hours", seoapi.WithRateLimit(10, 10), true},
+		{"the published limits: 20 writes take 400ms", seoapi.WithRateLimit(seoapi.DefaultRequestsPerHour, seoapi.DefaultRequestsPerSecond), false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, ws := fakeAPI(t)
+			j := &memJournal{}
+			job := bulk.New(srv.Client(tc.limits), j)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			plan, err := job.PlanProjects(ctx, ws, wantProjects(20))
+			require.NoError(t, err)
+			reads := len(srv.Requests())
+			rep, err := job.Apply(ctx, plan)
+			if !tc.refused {
+				require.NoError(t, err)
+				assert.Equal(t, 20, rep.Created)
+				return
+			}
+			require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
+			assert.Contains(t, err.Error(), "20 requests take 2h0m0s")
+			assert.Contains(t, err.Error(), "nothing was sent")
+			assert.Len(t, srv.Requests(), reads, "nothing sent")
+			assert.Empty(t, lastWrite(j.records()).Key, "nothing recorded")
+		})
+	}
 }

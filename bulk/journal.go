@@ -20,10 +20,11 @@ import (
 // record Append accepted survives a crash of the process and of the
 // machine). A Job calls Append from several goroutines at once.
 //
-// A journal belongs to one job: the same wanted state, run again after a
-// stop. Records are only ever appended; a Job never rewrites or removes
-// one. OpenFile returns a Journal in a file; a database or Redis can hold
-// one too.
+// A journal belongs to one job, run again after a stop and, for a job
+// such as a nightly sync, night after night, whatever each night wants.
+// Records are only ever appended; a Job never rewrites or removes one.
+// OpenFile returns a Journal in a file, NewMemoryJournal one in memory; a
+// database or Redis can hold one too.
 type Journal interface {
 	Load(ctx context.Context) ([]Record, error)
 	Append(ctx context.Context, r Record) error
@@ -49,6 +50,10 @@ const (
 	// Seen say where the next page is and what the page held. A read
 	// record without Next says the read of the list is over.
 	StateRead State = "read"
+	// StateApplied: an Apply of a plan of the list ran to its end. The
+	// writes recorded before it belong to a run that was not
+	// interrupted.
+	StateApplied State = "applied"
 )
 
 // Record is one line of a Journal. It holds the natural keys, IDs, names
@@ -62,10 +67,14 @@ type Record struct {
 	// Parent is the ID of the workspace whose list the item belongs to;
 	// "" for workspaces.
 	Parent string `json:"parent,omitempty"`
-	// Key is the item's natural key (see Action.Key); "" on a read
-	// record.
+	// Key is the item's natural key (see Action.Key); "" on a read or
+	// applied record.
 	Key string `json:"key,omitempty"`
-	// Op is the write; OpNone on a read record.
+	// Name and Domain are the values the write sets: a create's or an
+	// update's wanted values, a delete's existing ones.
+	Name   string `json:"name,omitempty"`
+	Domain string `json:"domain,omitempty"`
+	// Op is the write; OpNone on a read or applied record.
 	Op Op `json:"op"`
 	// State says where the write is, or that this records a read.
 	State State `json:"state"`

@@ -2,8 +2,10 @@ package bulk_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,4 +98,39 @@ func TestOpString(t *testing.T) {
 	}
 	var op bulk.Op
 	assert.Error(t, op.UnmarshalText([]byte("upsert")))
+}
+
+func TestMemoryJournal(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	j := bulk.NewMemoryJournal()
+	recs, err := j.Load(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, recs)
+
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				assert.NoError(t, j.Append(ctx, record(fmt.Sprintf("w%d-%d.example", w, i), bulk.StateIntended)))
+				_, err := j.Load(ctx)
+				assert.NoError(t, err)
+			}
+		})
+	}
+	wg.Wait()
+	recs, err = j.Load(ctx)
+	require.NoError(t, err)
+	assert.Len(t, recs, writers*each)
+	recs[0].Key = "changed"
+	again, err := j.Load(ctx)
+	require.NoError(t, err)
+	assert.NotEqual(t, "changed", again[0].Key, "Load returns a copy")
+
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	assert.ErrorIs(t, j.Append(done, record("late.example", bulk.StateIntended)), context.Canceled)
+	_, err = j.Load(done)
+	assert.ErrorIs(t, err, context.Canceled)
 }

@@ -7,7 +7,9 @@ type Op int
 
 // The operations of a plan.
 const (
-	// OpNone: the item is as wanted; nothing is sent.
+	// OpNone: the item is as wanted (in the plan's read of the list, or
+	// as a write the journal records as done left it); nothing is sent.
+	// An OpNone action never has Fields.
 	OpNone Op = iota
 	// OpCreate: the item is missing and is created.
 	OpCreate

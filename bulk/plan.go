@@ -21,13 +21,16 @@ type Plan struct {
 	Requests int
 	// ETA is how long the client's budget (seoapi.Client.Budget, or the
 	// published limits when the client cannot tell it) makes those
-	// requests take now.
+	// requests take now. Apply works it out again when it starts, and
+	// sends nothing when its context ends before then.
 	ETA time.Duration
 
 	job *Job
 	res *resource
-	// pages is how many pages the plan's read of the list took.
+	// pages is how many pages the plan's read of the list took; read is
+	// when that read began.
 	pages int
+	read  time.Time
 }
 
 // Action is what a plan does to one item.
@@ -39,18 +42,21 @@ type Action struct {
 	Key string
 	// ID is the existing resource's ID; "" for a create.
 	ID string
-	// Fields names the fields an update sends ("name", "domain").
+	// Fields names the fields an update sends ("name", "domain"); nil
+	// for any other Op.
 	Fields []string
 	// Prior is the state an earlier run left the item's last write in,
 	// as the journal says; "" when it has none. An item whose create was
 	// intended or unknown is looked for again before it is created; one
-	// whose write failed for a reason a retry cannot help is reported as
-	// failed, not sent.
+	// whose write of the same values failed, in a run not yet finished,
+	// for a reason a retry cannot help is reported as failed, not sent.
 	Prior State
 
+	// want is the item as the action leaves it.
 	want Seen
-	// create sends the item's create and returns the new resource's ID.
-	create func(ctx context.Context) (string, error)
+	// create sends the item's create through c and returns the new
+	// resource's ID.
+	create func(ctx context.Context, c *seoapi.Client) (string, error)
 	// blocked is the earlier failure that keeps the action from being
 	// sent.
 	blocked error
@@ -83,7 +89,7 @@ func Prune() PlanOption {
 // wanted is one wanted item: its key and fields, and how to create it.
 type wanted struct {
 	seen   Seen
-	create func(ctx context.Context) (string, error)
+	create func(ctx context.Context, c *seoapi.Client) (string, error)
 }
 
 // PlanProjects plans making the projects of a workspace match want,
@@ -98,8 +104,8 @@ func (j *Job) PlanProjects(ctx context.Context, workspaceID string, want []seoap
 		req := w
 		items[i] = wanted{
 			seen: Seen{Key: ProjectKey(w.Name, w.Domain), Name: w.Name, Domain: w.Domain},
-			create: func(ctx context.Context) (string, error) {
-				p, _, err := j.client.Projects.Create(ctx, workspaceID, &req)
+			create: func(ctx context.Context, c *seoapi.Client) (string, error) {
+				p, _, err := c.Projects.Create(ctx, workspaceID, &req)
 				if err != nil {
 					return "", err
 				}
@@ -110,7 +116,7 @@ func (j *Job) PlanProjects(ctx context.Context, workspaceID string, want []seoap
 	if workspaceID == "" {
 		return nil, invalid("PlanProjects: empty workspace ID")
 	}
-	return j.plan(ctx, projects(j.client, workspaceID), items, opts)
+	return j.plan(ctx, projects(workspaceID), items, opts)
 }
 
 // PlanMembers plans adding the members of want that a workspace does not
@@ -123,8 +129,8 @@ func (j *Job) PlanMembers(ctx context.Context, workspaceID string, want []seoapi
 		req := w
 		items[i] = wanted{
 			seen: Seen{Key: MemberKey(w.Email)},
-			create: func(ctx context.Context) (string, error) {
-				m, _, err := j.client.Members.Add(ctx, workspaceID, &req)
+			create: func(ctx context.Context, c *seoapi.Client) (string, error) {
+				m, _, err := c.Members.Add(ctx, workspaceID, &req)
 				if err != nil {
 					return "", err
 				}
@@ -135,7 +141,7 @@ func (j *Job) PlanMembers(ctx context.Context, workspaceID string, want []seoapi
 	if workspaceID == "" {
 		return nil, invalid("PlanMembers: empty workspace ID")
 	}
-	return j.plan(ctx, members(j.client, workspaceID), items, opts)
+	return j.plan(ctx, members(workspaceID), items, opts)
 }
 
 // PlanWorkspaces plans creating the workspaces of want that do not exist,
@@ -147,8 +153,8 @@ func (j *Job) PlanWorkspaces(ctx context.Context, want []seoapi.WorkspaceCreateR
 		req := w
 		items[i] = wanted{
 			seen: Seen{Key: WorkspaceKey(w.Name), Name: w.Name},
-			create: func(ctx context.Context) (string, error) {
-				ws, _, err := j.client.Workspaces.Create(ctx, &req)
+			create: func(ctx context.Context, c *seoapi.Client) (string, error) {
+				ws, _, err := c.Workspaces.Create(ctx, &req)
 				if err != nil {
 					return "", err
 				}
@@ -156,7 +162,7 @@ func (j *Job) PlanWorkspaces(ctx context.Context, want []seoapi.WorkspaceCreateR
 			},
 		}
 	}
-	return j.plan(ctx, workspaces(j.client), items, opts)
+	return j.plan(ctx, workspaces(), items, opts)
 }
 
 // plan reads the list and decides an action for each wanted item, and,
@@ -181,12 +187,18 @@ func (j *Job) plan(ctx context.Context, r *resource, want []wanted, opts []PlanO
 	if err != nil {
 		return nil, fmt.Errorf("bulk: reading the %ss to plan: %w", r.list.resource, err)
 	}
-	p := &Plan{job: j, res: r, pages: snap.pages}
+	// A write made less than the settle time before the read began may
+	// not show in it yet: its done record stands in for the list.
+	snap.standIn(j.doneSince(r.list, snap.start.Add(-j.settle)))
+	p := &Plan{job: j, res: r, pages: snap.pages, read: snap.start}
 	for _, w := range want {
 		p.Actions = append(p.Actions, j.decide(r, w, snap))
 	}
 	if cfg.prune {
 		p.Actions = append(p.Actions, j.prune(r, want, snap)...)
+	}
+	for i := range p.Actions {
+		j.applyJournal(r, &p.Actions[i], p.read)
 	}
 	p.Requests = p.requests()
 	p.ETA = j.eta(ctx, p.Requests)
@@ -209,16 +221,15 @@ func checkKeys(want []wanted) error {
 }
 
 // decide works out the action for one wanted item from what the list
-// holds and what the journal says of it.
+// holds.
 func (j *Job) decide(r *resource, w wanted, snap *snapshot) Action {
 	a := Action{Op: OpCreate, Key: w.seen.Key, want: w.seen, create: w.create}
 	if have, ok := snap.byKey[w.seen.Key]; ok {
 		a.Op, a.ID = OpNone, have.ID
-		if a.Fields = r.diff(w.seen, have); len(a.Fields) > 0 && r.update != nil {
-			a.Op = OpUpdate
+		if fields := r.diff(w.seen, have); len(fields) > 0 && r.update != nil {
+			a.Op, a.Fields = OpUpdate, fields
 		}
 	}
-	j.applyJournal(r, &a)
 	return a
 }
 
@@ -232,38 +243,40 @@ func (j *Job) prune(r *resource, want []wanted, snap *snapshot) []Action {
 	var out []Action
 	for _, have := range snap.all {
 		if !keep[have.Key] || snap.byKey[have.Key].ID != have.ID {
-			out = append(out, j.deletion(r, have))
+			out = append(out, Action{Op: OpDelete, Key: have.Key, ID: have.ID, want: have})
 		}
 	}
 	return out
 }
 
-func (j *Job) deletion(r *resource, have Seen) Action {
-	a := Action{Op: OpDelete, Key: have.Key, ID: have.ID, want: have}
-	j.applyJournal(r, &a)
-	return a
-}
-
-// applyJournal applies the restart rules to a: a write the journal
-// records as done is not sent again (a list may not show it yet); a write
-// that failed is sent again only when its error's kind says a retry can
-// help. Intended and unknown writes are left to Apply, which looks for
-// them again.
-func (j *Job) applyJournal(r *resource, a *Action) {
-	rec, ok := j.lastRecord(itemRef{r.list, a.Key})
+// applyJournal applies the restart rules to a from its item's last write
+// record: a write of the same values recorded as done after since (an
+// earlier Apply of the plan read at since made it) is not sent again; a
+// failed one is sent again unless its error's kind says a retry cannot
+// help and no Apply of the list has run to its end since. Intended and
+// unknown writes are left to Apply, which looks for them again. It
+// returns the record, the zero Record when there is none.
+func (j *Job) applyJournal(r *resource, a *Action, since time.Time) Record {
+	rec, ok := j.lastRecord(refOf(r.list, a.Op, a.Key, a.ID))
 	if !ok {
-		return
+		return rec
 	}
 	a.Prior = rec.State
 	switch {
-	case rec.State == StateDone && rec.Op == a.Op:
-		a.Op = OpNone
-		if a.ID == "" || rec.Op == OpDelete {
+	case rec.State == StateDone && a.wrote(rec) && rec.Time.After(since):
+		a.Op, a.Fields = OpNone, nil
+		if a.ID == "" {
 			a.ID = rec.ID
 		}
-	case rec.State == StateFailed && a.Op != OpNone && !retryable(rec.Err):
+	case rec.State == StateFailed && a.wrote(rec) && !retryable(rec.Err) && j.interrupted(r.list, rec):
 		a.blocked = earlierFailure(rec)
 	}
+	return rec
+}
+
+// wrote reports whether rec records the write a sends.
+func (a *Action) wrote(rec Record) bool {
+	return rec.Op == a.Op && rec.Name == a.want.Name && rec.Domain == a.want.Domain
 }
 
 // requests counts the requests applying p sends: one per write, and one

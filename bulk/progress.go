@@ -39,7 +39,7 @@ func (r *run) startProgress(ctx context.Context) (stop func()) {
 // still has to send.
 func (r *run) progress(ctx context.Context) Progress {
 	r.mu.Lock()
-	p := Progress{Done: r.done, Total: len(r.plan.Actions), Failed: len(r.rep.Failed), Requests: r.requests}
+	p := Progress{Done: r.done, Total: r.total, Failed: r.failed, Requests: r.requests}
 	r.mu.Unlock()
 	p.ETA = r.job.eta(ctx, max(r.plan.Requests-p.Requests, 0))
 	if p.Done == p.Total {

@@ -9,13 +9,13 @@ import (
 )
 
 // resource is what a Job needs of one list: how to read it and how to
-// write its items. update and remove are nil where the API has no such
-// endpoint.
+// write its items, through the client it is given. update and remove are
+// nil where the API has no such endpoint.
 type resource struct {
 	list   listRef
-	read   func(ctx context.Context, opts *seoapi.ListOptions) iter.Seq2[listPage, error]
-	update func(ctx context.Context, a *Action) (string, error)
-	remove func(ctx context.Context, a *Action) (string, error)
+	read   func(ctx context.Context, c *seoapi.Client, opts *seoapi.ListOptions) iter.Seq2[listPage, error]
+	update func(ctx context.Context, c *seoapi.Client, a *Action) error
+	remove func(ctx context.Context, c *seoapi.Client, a *Action) error
 	// diff names the fields of want that have differs in.
 	diff func(want, have Seen) []string
 }
@@ -48,13 +48,19 @@ func pagesOf[T any](pages iter.Seq2[*seoapi.Page[T], error], see func(*T) Seen) 
 }
 
 // ProjectKey is the natural key of a project: its domain in lower case, or
-// "name:" and its name when it has no domain. A wanted project and an
+// "name:" and its name when it has no domain. A domain that itself begins
+// with "name:" or "domain:" is keyed as "domain:" and the domain, so that
+// no domain has the key of a project without one. A wanted project and an
 // existing one with the same key are the same project.
 func ProjectKey(name, domain string) string {
-	if d := strings.ToLower(strings.TrimSpace(domain)); d != "" {
-		return d
+	d := strings.ToLower(strings.TrimSpace(domain))
+	switch {
+	case d == "":
+		return "name:" + name
+	case strings.HasPrefix(d, "name:"), strings.HasPrefix(d, "domain:"):
+		return "domain:" + d
 	}
-	return "name:" + name
+	return d
 }
 
 // MemberKey is the natural key of a member: the email in lower case.
@@ -76,19 +82,19 @@ func seeWorkspace(w *seoapi.Workspace) Seen {
 }
 
 // projects is the projects list of a workspace.
-func projects(c *seoapi.Client, ws string) *resource {
+func projects(ws string) *resource {
 	return &resource{
 		list: listRef{"project", ws},
-		read: func(ctx context.Context, opts *seoapi.ListOptions) iter.Seq2[listPage, error] {
+		read: func(ctx context.Context, c *seoapi.Client, opts *seoapi.ListOptions) iter.Seq2[listPage, error] {
 			return pagesOf(c.Projects.Pages(ctx, ws, opts), seeProject)
 		},
-		update: func(ctx context.Context, a *Action) (string, error) {
+		update: func(ctx context.Context, c *seoapi.Client, a *Action) error {
 			_, _, err := c.Projects.Update(ctx, ws, a.ID, projectUpdate(a))
-			return a.ID, err
+			return err
 		},
-		remove: func(ctx context.Context, a *Action) (string, error) {
+		remove: func(ctx context.Context, c *seoapi.Client, a *Action) error {
 			_, err := c.Projects.Delete(ctx, ws, a.ID)
-			return a.ID, err
+			return err
 		},
 		diff: diffProject,
 	}
@@ -123,10 +129,10 @@ func projectUpdate(a *Action) *seoapi.ProjectUpdateRequest {
 
 // members is the members list of a workspace. The API can neither update
 // nor remove a member.
-func members(c *seoapi.Client, ws string) *resource {
+func members(ws string) *resource {
 	return &resource{
 		list: listRef{"member", ws},
-		read: func(ctx context.Context, opts *seoapi.ListOptions) iter.Seq2[listPage, error] {
+		read: func(ctx context.Context, c *seoapi.Client, opts *seoapi.ListOptions) iter.Seq2[listPage, error] {
 			return pagesOf(c.Members.Pages(ctx, ws, opts), seeMember)
 		},
 		diff: func(Seen, Seen) []string { return nil },
@@ -135,10 +141,10 @@ func members(c *seoapi.Client, ws string) *resource {
 
 // workspaces is the list of workspaces. The API can neither update nor
 // remove a workspace.
-func workspaces(c *seoapi.Client) *resource {
+func workspaces() *resource {
 	return &resource{
 		list: listRef{"workspace", ""},
-		read: func(ctx context.Context, opts *seoapi.ListOptions) iter.Seq2[listPage, error] {
+		read: func(ctx context.Context, c *seoapi.Client, opts *seoapi.ListOptions) iter.Seq2[listPage, error] {
 			return pagesOf(c.Workspaces.Pages(ctx, opts), seeWorkspace)
 		},
 		diff: func(Seen, Seen) []string { return nil },

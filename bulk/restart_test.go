@@ -12,28 +12,37 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestRestartRules starts a job on a journal an earlier run left: each
+// TestRestartRules starts a job on a journal earlier runs left: each
 // item's last record decides what happens to it.
 func TestRestartRules(t *testing.T) {
 	t.Parallel()
 	srv, ws := fakeAPI(t)
 	adoptID := srv.AddProject(ws, "Adopt", "adopt.example")
+	renamedID := srv.AddProject(ws, "First", "renamed.example")
 	earlier := time.Now().Add(-time.Minute)
-	rec := func(key string, st bulk.State, id, kind string) bulk.Record {
-		return bulk.Record{Time: earlier, Resource: "project", Parent: ws, Key: key, Op: bulk.OpCreate, State: st, ID: id, Err: kind}
+	rec := func(key, name string, st bulk.State, id, kind string) bulk.Record {
+		return bulk.Record{Time: earlier, Resource: "project", Parent: ws, Key: key, Name: name, Domain: key, Op: bulk.OpCreate, State: st, ID: id, Err: kind}
 	}
 	j := &memJournal{recs: []bulk.Record{
-		rec("done.example", bulk.StateIntended, "", ""),
-		rec("done.example", bulk.StateDone, "proj_lagging", ""),
-		rec("invalid.example", bulk.StateFailed, "", "validation"),
-		rec("busy.example", bulk.StateFailed, "", "server"),
-		rec("adopt.example", bulk.StateIntended, "", ""),
-		rec("lost.example", bulk.StateUnknown, "", "connection"),
-		rec("lost.example", bulk.StateIntended, "", ""),
+		{Time: earlier.Add(-time.Hour), Resource: "project", Parent: ws, Key: "retried.example", Name: "Retried", Domain: "retried.example",
+			Op: bulk.OpCreate, State: bulk.StateFailed, Err: "validation"},
+		{Time: earlier.Add(-time.Hour), Resource: "project", Parent: ws, State: bulk.StateApplied}, // the run above ran to its end
+		rec("deleted.example", "Deleted", bulk.StateIntended, "", ""),
+		rec("deleted.example", "Deleted", bulk.StateDone, "proj_deleted", ""),
+		rec("renamed.example", "First", bulk.StateDone, renamedID, ""),
+		rec("invalid.example", "Invalid", bulk.StateFailed, "", "validation"),
+		rec("fixed.example", "Fixed?", bulk.StateFailed, "", "validation"),
+		rec("busy.example", "Busy", bulk.StateFailed, "", "server"),
+		rec("adopt.example", "Adopt", bulk.StateIntended, "", ""),
+		rec("lost.example", "Lost", bulk.StateUnknown, "", "connection"),
+		rec("lost.example", "Lost", bulk.StateIntended, "", ""),
 	}}
 	want := []seoapi.ProjectCreateRequest{
-		{Name: "Done", Domain: "done.example"},
+		{Name: "Retried", Domain: "retried.example"},
+		{Name: "Deleted", Domain: "deleted.example"},
+		{Name: "Second", Domain: "renamed.example"},
 		{Name: "Invalid", Domain: "invalid.example"},
+		{Name: "Fixed", Domain: "fixed.example"},
 		{Name: "Busy", Domain: "busy.example"},
 		{Name: "Adopt", Domain: "adopt.example"},
 		{Name: "Lost", Domain: "lost.example"},
@@ -51,15 +60,21 @@ func TestRestartRules(t *testing.T) {
 	got := map[string]row{}
 	for _, a := range plan.Actions {
 		got[a.Key] = row{a.Op, a.Prior, a.ID}
+		if a.Op != bulk.OpUpdate {
+			assert.Empty(t, a.Fields, "only an update has fields")
+		}
 	}
 	assert.Equal(t, map[string]row{
-		"done.example":    {bulk.OpNone, bulk.StateDone, "proj_lagging"}, // done: skipped, though not listed yet
-		"invalid.example": {bulk.OpCreate, bulk.StateFailed, ""},         // reported, not sent
-		"busy.example":    {bulk.OpCreate, bulk.StateFailed, ""},         // a retry can help
-		"adopt.example":   {bulk.OpNone, bulk.StateIntended, adoptID},    // found: adopted
-		"lost.example":    {bulk.OpCreate, bulk.StateIntended, ""},       // absent: look again, then create
+		"retried.example": {bulk.OpCreate, bulk.StateFailed, ""},      // failed in a run that ended: tried again
+		"deleted.example": {bulk.OpCreate, bulk.StateDone, ""},        // done long ago, not listed: deleted since
+		"renamed.example": {bulk.OpUpdate, bulk.StateDone, renamedID}, // done with other values: another run's
+		"invalid.example": {bulk.OpCreate, bulk.StateFailed, ""},      // reported, not sent
+		"fixed.example":   {bulk.OpCreate, bulk.StateFailed, ""},      // the values that failed were others
+		"busy.example":    {bulk.OpCreate, bulk.StateFailed, ""},      // a retry can help
+		"adopt.example":   {bulk.OpNone, bulk.StateIntended, adoptID}, // found: adopted
+		"lost.example":    {bulk.OpCreate, bulk.StateIntended, ""},    // absent: look again, then create
 	}, got)
-	assert.Equal(t, 3, plan.Requests, "two creates and one more read of the list")
+	assert.Equal(t, 7, plan.Requests, "five creates, an update and one more read of the list")
 	assert.Contains(t, plan.String(), "(1 adopted), 1 failed earlier and not retried")
 
 	rep, err := job.Apply(ctx, plan)
@@ -68,17 +83,18 @@ func TestRestartRules(t *testing.T) {
 	assert.Equal(t, "invalid.example", rep.Failed[0].Key)
 	assert.ErrorIs(t, rep.Failed[0].Err, seoapi.ErrValidation)
 	rep.Failed = nil
-	assert.Equal(t, bulk.Report{Created: 2, Adopted: 1, Unchanged: 1}, *rep)
+	assert.Equal(t, bulk.Report{Created: 5, Updated: 1, Adopted: 1}, *rep)
 	assert.Equal(t, 2, count(srv, "GET", "/projects"), "one read to plan, one to settle")
-	assert.Equal(t, 2, count(srv, "POST", "/projects"))
+	assert.Equal(t, 5, count(srv, "POST", "/projects"))
 	have := projectsOf(t, fastClient(t, srv), ws)
-	assert.Contains(t, have, "busy.example")
-	assert.Contains(t, have, "lost.example")
+	for _, key := range []string{"retried.example", "deleted.example", "fixed.example", "busy.example", "lost.example"} {
+		assert.Contains(t, have, key)
+	}
+	assert.Equal(t, "Second", have["renamed.example"].Name)
 	assert.NotContains(t, have, "invalid.example")
-	assert.NotContains(t, have, "done.example", "a done record is trusted")
 
 	last := j.records()[len(j.records())-1]
-	assert.Equal(t, bulk.StateDone, last.State)
+	assert.Equal(t, bulk.StateApplied, last.State, "the Apply ran to its end")
 }
 
 // TestSettleWaitsForAListThatLags: an earlier run's create that the list
@@ -105,7 +121,7 @@ func TestSettleWaitsForAListThatLags(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, bulk.Report{Adopted: 1}, *rep)
 	assert.Equal(t, 1, count(srv, "POST", "/projects"), "only the earlier run's")
-	assert.Equal(t, p.ID, j.records()[len(j.records())-1].ID)
+	assert.Equal(t, p.ID, lastWrite(j.records()).ID)
 }
 
 // TestPlanResumesAnUnfinishedRead: a read of the list that stopped half-way
@@ -174,32 +190,65 @@ func (c *cancelJournal) Append(ctx context.Context, r bulk.Record) error {
 }
 
 // TestApplyAgainAfterAnInterruption: an Apply whose context ends half-way
-// returns the context's error; applying the same plan again finishes the
-// job without sending any write twice.
+// returns the context's error; applying the same plan again, or a new
+// plan in a new process, finishes the job without sending any write
+// twice. The items the first Apply made count as Resumed, and the
+// progress counts only the writes left.
 func TestApplyAgainAfterAnInterruption(t *testing.T) {
 	t.Parallel()
-	srv, ws := fakeAPI(t)
-	c := fastClient(t, srv)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	j := &cancelJournal{n: 1 + 2*10 + 1, cancel: cancel} // the read, ten writes, one intended
-	job := bulk.New(c, j, bulk.WithConcurrency(1), bulk.WithSettle(time.Millisecond))
-	plan, err := job.PlanProjects(ctx, ws, wantProjects(30))
-	require.NoError(t, err)
-	rep, err := job.Apply(ctx, plan)
-	require.ErrorIs(t, err, context.Canceled)
-	require.NotNil(t, rep)
-	assert.Equal(t, 10, rep.Created)
+	type restart func(t *testing.T, first *bulk.Job, plan *bulk.Plan, newJob func() *bulk.Job, ws string) (*bulk.Job, *bulk.Plan)
+	cases := []struct {
+		name  string
+		again restart
+	}{
+		{"the same plan", func(_ *testing.T, first *bulk.Job, plan *bulk.Plan, _ func() *bulk.Job, _ string) (*bulk.Job, *bulk.Plan) {
+			return first, plan
+		}},
+		{"a new plan in a new process", func(t *testing.T, _ *bulk.Job, _ *bulk.Plan, newJob func() *bulk.Job, ws string) (*bulk.Job, *bulk.Plan) {
+			job := newJob()
+			plan, err := job.PlanProjects(context.Background(), ws, wantProjects(30))
+			require.NoError(t, err)
+			assert.Equal(t, map[bulk.Op]int{bulk.OpCreate: 20, bulk.OpNone: 10}, ops(plan))
+			return job, plan
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, ws := fakeAPI(t)
+			c := fastClient(t, srv)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			j := &cancelJournal{n: 2 + 2*10, cancel: cancel} // the read's two records, ten writes
+			var progress []bulk.Progress
+			newJob := func() *bulk.Job {
+				return bulk.New(c, j, bulk.WithConcurrency(1), bulk.WithSettle(time.Millisecond),
+					bulk.WithProgress(func(p bulk.Progress) { progress = append(progress, p) }))
+			}
+			job := newJob()
+			plan, err := job.PlanProjects(ctx, ws, wantProjects(30))
+			require.NoError(t, err)
+			rep, err := job.Apply(ctx, plan)
+			require.ErrorIs(t, err, context.Canceled)
+			require.NotNil(t, rep)
+			assert.Equal(t, 10, rep.Created)
 
-	rep, err = job.Apply(context.Background(), plan)
-	require.NoError(t, err)
-	assert.Equal(t, 30, rep.Created+rep.Adopted+rep.Unchanged)
-	assert.Equal(t, 10, rep.Unchanged, "done by the first Apply")
-	assert.Equal(t, 30, count(srv, "POST", "/projects"), "no write sent twice")
-	assert.Len(t, projectsOf(t, c, ws), 30)
+			job, plan = tc.again(t, job, plan, newJob, ws)
+			progress = nil
+			rep, err = job.Apply(context.Background(), plan)
+			require.NoError(t, err)
+			assert.Equal(t, bulk.Report{Created: 20, Resumed: 10}, *rep, "the first Apply made ten")
+			assert.Equal(t, 30, count(srv, "POST", "/projects"), "no write sent twice")
+			assert.Len(t, projectsOf(t, c, ws), 30)
+			require.NotEmpty(t, progress)
+			assert.Equal(t, 20, progress[0].Total, "the writes left")
+			last := progress[len(progress)-1]
+			assert.Equal(t, []int{20, 20, 0, 20}, []int{last.Done, last.Total, last.Failed, last.Requests})
 
-	rep, err = job.Apply(context.Background(), plan)
-	require.NoError(t, err)
-	assert.Equal(t, bulk.Report{Unchanged: 30}, *rep, "a plan applied again sends nothing")
-	assert.Equal(t, 30, count(srv, "POST", "/projects"))
+			rep, err = job.Apply(context.Background(), plan)
+			require.NoError(t, err)
+			assert.Equal(t, bulk.Report{Unchanged: 30}, *rep, "a plan applied again sends nothing; the run ran to its end")
+			assert.Equal(t, 30, count(srv, "POST", "/projects"))
+		})
+	}
 }

@@ -15,9 +15,14 @@
 //	go run ./examples/bulkimport -lose 5    # the fake loses 5 answers
 //
 // With both set it imports into your workspace; a journal file is needed
-// then, so that a second run after a crash carries on:
+// then, so that a second run after a crash carries on. Keep it from one
+// run to the next, as a nightly sync does: each run makes the workspace
+// match the CSV of that run.
 //
 //	go run ./examples/bulkimport -workspace ws_123 -journal import.journal -csv projects.csv
+//
+// The progress line shows the requests of the rolling second and hour
+// against the client's limits; the limiter never lets them past.
 //
 // The CSV has a header row with a "name" and a "domain" column (other
 // columns are ignored). Without -csv the sample file beside this program,
@@ -118,7 +123,7 @@ func importInto(ctx context.Context, out, errOut io.Writer, client *seoapi.Clien
 		return err
 	}
 	defer closeJournal()
-	show := newProgressLine(errOut)
+	show := newProgressLine(errOut, client)
 	job := bulk.New(client, journal, bulk.WithConcurrency(o.concurrency), bulk.WithSettle(o.settle), bulk.WithProgress(show.show))
 	plan, err := job.PlanProjects(ctx, o.workspace, want)
 	if err != nil {
@@ -181,8 +186,8 @@ func printActions(out io.Writer, plan *bulk.Plan) {
 }
 
 func printReport(out io.Writer, r *bulk.Report) {
-	fmt.Fprintf(out, "Done: %d created, %d updated, %d adopted, %d unchanged, %d failed.\n",
-		r.Created, r.Updated, r.Adopted, r.Unchanged, len(r.Failed))
+	fmt.Fprintf(out, "Done: %d created, %d updated, %d adopted, %d resumed, %d unchanged, %d failed.\n",
+		r.Created, r.Updated, r.Adopted, r.Resumed, r.Unchanged, len(r.Failed))
 	for _, f := range r.Failed {
 		fmt.Fprintf(out, "  failed %s: %v\n", f.Key, f.Err)
 	}

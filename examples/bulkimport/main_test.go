@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -39,7 +40,7 @@ func TestFullRunAgainstTheFake(t *testing.T) {
 	unsetEnv(t)
 	var out, errOut bytes.Buffer
 	require.NoError(t, run(context.Background(), &out, &errOut, options{concurrency: 4, settle: 20 * time.Millisecond, lose: 3}))
-	m := regexp.MustCompile(`Done: (\d+) created, 1 updated, (\d+) adopted, 1 unchanged, 0 failed.`).FindStringSubmatch(out.String())
+	m := regexp.MustCompile(`Done: (\d+) created, 1 updated, (\d+) adopted, 0 resumed, 1 unchanged, 0 failed.`).FindStringSubmatch(out.String())
 	require.NotNil(t, m, out.String())
 	created, _ := strconv.Atoi(m[1])
 	adopted, _ := strconv.Atoi(m[2])
@@ -49,7 +50,7 @@ func TestFullRunAgainstTheFake(t *testing.T) {
 	assert.GreaterOrEqual(t, adopted, 2)
 	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
 	assert.NotContains(t, errOut.String(), "\r", "not a terminal: lines")
-	assert.Contains(t, lines[len(lines)-1], "40/40 done, 40 requests", "39 writes and one more read of the list")
+	assert.Contains(t, lines[len(lines)-1], "39/39 writes done, 40 requests", "39 writes and one more read of the list")
 }
 
 func TestAgainstAConfiguredAPI(t *testing.T) {
@@ -62,12 +63,33 @@ func TestAgainstAConfiguredAPI(t *testing.T) {
 
 	var out bytes.Buffer
 	require.NoError(t, run(context.Background(), &out, &bytes.Buffer{}, o))
-	assert.Contains(t, out.String(), "Done: 40 created, 0 updated, 0 adopted, 0 unchanged, 0 failed.")
+	assert.Contains(t, out.String(), "Done: 40 created, 0 updated, 0 adopted, 0 resumed, 0 unchanged, 0 failed.")
 	assert.NotContains(t, out.String(), "fake")
 
 	out.Reset()
 	require.NoError(t, run(context.Background(), &out, &bytes.Buffer{}, o))
 	assert.Contains(t, out.String(), ": 0 create, 0 update, 0 delete, 40 none; 0 requests", "a second run finds everything done")
+
+	// The next night, with the same journal: one project renamed in the
+	// CSV, one deleted by hand.
+	c := srv.Client()
+	var gone string
+	for p, err := range c.Projects.All(context.Background(), ws, nil) {
+		require.NoError(t, err)
+		if p.Domain == "shoes.acme.example" {
+			gone = p.ID
+		}
+	}
+	_, err := c.Projects.Delete(context.Background(), ws, gone)
+	require.NoError(t, err)
+	renamed := strings.Replace(string(sampleCSV), "Acme Blog,", "Acme Journal,", 1)
+	require.NotEqual(t, string(sampleCSV), renamed)
+	o.csv = filepath.Join(t.TempDir(), "projects.csv")
+	require.NoError(t, os.WriteFile(o.csv, []byte(renamed), 0o600))
+	out.Reset()
+	require.NoError(t, run(context.Background(), &out, &bytes.Buffer{}, o))
+	assert.Contains(t, out.String(), ": 1 create, 1 update, 0 delete, 38 none; 2 requests", "the next night converges")
+	assert.Contains(t, out.String(), "Done: 1 created, 1 updated, 0 adopted, 0 resumed, 38 unchanged, 0 failed.")
 
 	for _, tc := range []struct {
 		name string
@@ -82,7 +104,7 @@ func TestAgainstAConfiguredAPI(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want, tc.name)
 	}
 	t.Setenv(seoapi.EnvAPIKey, "")
-	err := run(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o)
+	err = run(context.Background(), &bytes.Buffer{}, &bytes.Buffer{}, o)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "set both")
 }
@@ -90,21 +112,23 @@ func TestAgainstAConfiguredAPI(t *testing.T) {
 func TestProgressLine(t *testing.T) {
 	t.Parallel()
 	p := bulk.Progress{Done: 12, Total: 40, Failed: 1, Requests: 20, ETA: 1234 * time.Millisecond}
-	assert.Equal(t, "12/40 done (1 failed), 20 requests, 10.0 req/s, ETA 1.2s", formatProgress(p, 2*time.Second))
+	assert.Equal(t, "12/40 writes done (1 failed), 20 requests, ETA 1.2s", formatProgress(p, nil))
+	b := seoapi.Budget{PerHour: 10000, PerSecond: 50, UsedHour: 21, UsedSecond: 20}
+	assert.Equal(t, "12/40 writes done (1 failed), 20 requests, used 20/50 of the second and 21/10000 of the hour, ETA 1.2s", formatProgress(p, &b))
 
 	var term bytes.Buffer
-	l := &progressLine{w: &term, tty: true, start: time.Now()}
+	l := &progressLine{w: &term, tty: true}
 	l.show(p)
 	l.show(bulk.Progress{Done: 40, Total: 40})
 	l.finish()
-	assert.Regexp(t, "^\r12/40 done.*\x1b\\[K\r40/40 done.*\x1b\\[K\n$", term.String(), "a terminal redraws one line")
+	assert.Regexp(t, "^\r12/40 writes done.*\x1b\\[K\r40/40 writes done.*\x1b\\[K\n$", term.String(), "a terminal redraws one line")
 
 	var log bytes.Buffer
-	l = &progressLine{w: &log, start: time.Now()}
+	l = &progressLine{w: &log}
 	l.show(p)
 	l.show(bulk.Progress{Done: 40, Total: 40})
 	l.finish()
-	assert.Regexp(t, "^12/40 done[^\r]*\n40/40 done[^\r]*\n$", log.String(), "a log keeps every line")
+	assert.Regexp(t, "^12/40 writes done[^\r]*\n40/40 writes done[^\r]*\n$", log.String(), "a log keeps every line")
 }
 
 func TestParseCSV(t *testing.T) {

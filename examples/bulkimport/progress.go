@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -8,22 +9,25 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seoapi/seoapi-go"
 	"github.com/seoapi/seoapi-go/bulk"
 )
 
 // progressLine shows a job's progress on one line: redrawn in place on a
 // terminal, one line each time otherwise (a log keeps them all).
 type progressLine struct {
-	w     io.Writer
-	tty   bool
-	start time.Time
+	w   io.Writer
+	tty bool
+	// client, when set, is asked for its budget, to show the requests of
+	// the rolling second and hour against their limits.
+	client *seoapi.Client
 
 	mu    sync.Mutex
 	drawn bool
 }
 
-func newProgressLine(w io.Writer) *progressLine {
-	return &progressLine{w: w, tty: isTerminal(w), start: time.Now()}
+func newProgressLine(w io.Writer, client *seoapi.Client) *progressLine {
+	return &progressLine{w: w, tty: isTerminal(w), client: client}
 }
 
 // isTerminal reports whether w is a terminal.
@@ -38,7 +42,14 @@ func isTerminal(w io.Writer) bool {
 
 // show draws p.
 func (l *progressLine) show(p bulk.Progress) {
-	line := formatProgress(p, time.Since(l.start))
+	var budget *seoapi.Budget
+	if l.client != nil {
+		// Asking for the budget sends no request.
+		if b, err := l.client.Budget(context.Background()); err == nil {
+			budget = &b
+		}
+	}
+	line := formatProgress(p, budget)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.tty {
@@ -61,17 +72,20 @@ func (l *progressLine) finish() {
 	}
 }
 
-// formatProgress is the line for p, elapsed after the start.
-func formatProgress(p bulk.Progress, elapsed time.Duration) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d/%d done", p.Done, p.Total)
+// formatProgress is the line for p, with the client's budget b when it
+// is known: the requests of the rolling second and hour against their
+// limits. An average rate would mislead: a job's first second may send
+// all 50 of its requests in a few milliseconds, within the limits.
+func formatProgress(p bulk.Progress, b *seoapi.Budget) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "%d/%d writes done", p.Done, p.Total)
 	if p.Failed > 0 {
-		fmt.Fprintf(&b, " (%d failed)", p.Failed)
+		fmt.Fprintf(&s, " (%d failed)", p.Failed)
 	}
-	rate := 0.0
-	if s := elapsed.Seconds(); s > 0 {
-		rate = float64(p.Requests) / s
+	fmt.Fprintf(&s, ", %d requests", p.Requests)
+	if b != nil {
+		fmt.Fprintf(&s, ", used %d/%d of the second and %d/%d of the hour", b.UsedSecond, b.PerSecond, b.UsedHour, b.PerHour)
 	}
-	fmt.Fprintf(&b, ", %d requests, %.1f req/s, ETA %s", p.Requests, rate, p.ETA.Round(100*time.Millisecond))
-	return b.String()
+	fmt.Fprintf(&s, ", ETA %s", p.ETA.Round(100*time.Millisecond))
+	return s.String()
 }
