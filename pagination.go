@@ -26,9 +26,10 @@ type ListOptions struct {
 
 	// Resume is the Page.Next of an earlier page of the same list: List, All
 	// and Pages start at the page it names, with its options, ignoring the
-	// other fields, and send nothing for a last page's. A token altered, for
-	// another list, or made with another API key (rotating it) or base URL
-	// fails with ErrInvalidArgument before anything is sent.
+	// other fields, and send nothing for a last page's. A token that is
+	// malformed, of another list, or names a page off that list's path or
+	// outside the base URL fails with ErrInvalidArgument before anything is
+	// sent.
 	Resume string `url:"-"`
 }
 
@@ -72,22 +73,26 @@ func (r *Response) setNextURL(target string) {
 
 // Page is one page of a list, as the services' Pages methods yield it.
 type Page[T any] struct {
-	Items    []*T      // the page's resources, in the order the server sent them
+	// Items are the page's resources in the order the server sent them,
+	// less any that an earlier page of the same iteration already held.
+	Items    []*T
 	Response *Response // the server's response to the page's request
 	// Next is where the next page is, for ListOptions.Resume in any process
 	// (a server may expire its cursor). It is never "": the last page's names
-	// the end, so a finished job run again does nothing. It is printable,
-	// holds no key or secret, and cannot be forged.
+	// the end, so a finished job run again does nothing. It is printable and
+	// holds no key or secret; it is not signed (see ListOptions.Resume).
 	Next string
 }
 
 // listPages iterates over the pages of the list at ep from where opts say
-// until one is empty or names no next page, or an error is yielded.
+// until one is empty or names no next page, or an error is yielded. A page
+// yields only the items no earlier page of the iteration yielded.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
 		path, next, err := c.startPosition(ep, opts, ids...)
-		p := &pager[T]{c: c, ep: ep, path: path, url: next, seen: map[[sha256.Size]byte]bool{}, tokens: tokens}
+		p := &pager[T]{c: c, ep: ep, path: path, url: next, tokens: tokens,
+			asked: map[[sha256.Size]byte]bool{}, seen: map[[sha256.Size]byte]bool{}}
 		for err == nil && p.url != "" {
 			var page *Page[T]
 			if page, err = p.next(ctx); err == nil && !yield(page, nil) {
@@ -142,7 +147,7 @@ func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (
 	case opts == nil:
 		return path, path, nil
 	case opts.Resume != "":
-		next, err = c.resume(ep, path, opts.Resume)
+		next, err = c.resume(path, opts.Resume)
 		return path, next, err
 	case opts.Page < 0 || opts.PerPage < 0:
 		return "", "", invalidArgument("ListOptions: negative Page or PerPage")
@@ -155,50 +160,78 @@ func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (
 	return path, path + "?" + q.Encode(), nil
 }
 
-// pager is the state of one iteration over the list at path of ep.
+// pager is the state of one iteration over the list at path of ep. Its
+// sets hold SHA-256 sums, so that they cost the same for a long cursor
+// or ID as for a short one.
 type pager[T any] struct {
 	c      *Client
 	ep     *endpoint
 	path   string
 	url    string                     // the next page's URL; "" once the list has ended
 	tokens bool                       // whether each page gets its Next token
-	seen   map[[sha256.Size]byte]bool // the loop guard: the SHA-256 of each URL asked for and of each page's items (itemsSum)
+	asked  map[[sha256.Size]byte]bool // the URL of each page asked for
+	seen   map[[sha256.Size]byte]bool // each item yielded (itemSum)
 }
 
-// next reads the page at p.url and moves p.url on; it fails on a repeated
-// page, and on a next page it can neither follow nor save in a token.
+// next reads the page at p.url and moves p.url on. It fails on a page it
+// asked for before and on a page of items all yielded before (the server
+// is looping, or the list moved by a whole page), and on a next page it
+// can neither follow nor save in a token.
 func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	req, err := p.c.NewRequest(ctx, http.MethodGet, p.url, nil)
 	if err != nil {
 		return nil, err
 	}
-	urlSum := sha256.Sum256([]byte("url " + req.URL.String()))
-	if p.seen[urlSum] {
+	urlSum := sha256.Sum256([]byte(req.URL.String()))
+	if p.asked[urlSum] {
 		return nil, unexpectedAnswer(req, nil, "the next page repeats a page already fetched; stopping instead of looping")
 	}
-	p.seen[urlSum] = true
+	p.asked[urlSum] = true
 	items, resp, err := fetchList[T](p.c, p.ep, req)
 	if err != nil {
 		return nil, err
 	}
-	itemSum := itemsSum(items)
-	if p.seen[itemSum] {
-		return nil, unexpectedAnswer(req, resp, "the page repeats the items of a page already read; stopping instead of looping")
+	page := &Page[T]{Items: p.unseen(items), Response: resp}
+	if len(items) > 0 && len(page.Items) == 0 {
+		return nil, unexpectedAnswer(req, resp, "the page repeats items already read; stopping instead of looping")
 	}
-	p.seen[itemSum] = true
 	p.url = ""
 	if len(items) > 0 {
 		if p.url, err = p.nextURL(req.URL, resp); err != nil {
-			return nil, err
+			return nil, unexpectedAnswer(req, resp, err.Error())
 		}
 	}
-	page := &Page[T]{Items: items, Response: resp}
 	if p.tokens {
-		if page.Next, err = p.c.token(p.ep, p.path, p.url); err != nil {
+		if page.Next, err = p.c.token(p.path, p.url); err != nil {
 			return nil, unexpectedAnswer(req, resp, err.Error())
 		}
 	}
 	return page, nil
+}
+
+// unseen returns the items not yielded before, in order, and remembers
+// them: a list paged by offset that gains an item between two pages
+// sends an item of one page again on the next.
+func (p *pager[T]) unseen(items []*T) []*T {
+	fresh := items[:0]
+	for _, item := range items {
+		sum := itemSum(any(item).(resource)) // every list holds resources
+		if !p.seen[sum] {
+			p.seen[sum] = true
+			fresh = append(fresh, item)
+		}
+	}
+	return fresh
+}
+
+// itemSum is the SHA-256 of the ID of item, quoted, or of its JSON when it
+// has none: quoting keeps an ID from matching the JSON of an item without
+// one, which is an object.
+func itemSum(item resource) [sha256.Size]byte {
+	if id := item.identity(); id != "" {
+		return sha256.Sum256(strconv.AppendQuote(nil, id))
+	}
+	return sha256.Sum256(item.Raw())
 }
 
 // nextURL returns the URL of the page that resp, the page at u, names
@@ -206,7 +239,7 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 func (p *pager[T]) nextURL(u *url.URL, resp *Response) (string, error) {
 	if resp.NextURL != "" {
 		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
-			return "", invalidArgument("next page: %v", err)
+			return "", err
 		}
 		return resp.NextURL, nil
 	}
@@ -221,22 +254,6 @@ func (p *pager[T]) nextURL(u *url.URL, resp *Response) (string, error) {
 	}
 	next.RawQuery = q.Encode()
 	return next.String(), nil
-}
-
-// itemsSum is the SHA-256 of the IDs of items (the JSON of an item with
-// none): a page whose items change a field each time is still known.
-func itemsSum[T any](items []*T) [sha256.Size]byte {
-	h, buf := sha256.New(), make([]byte, 0, 64)
-	for _, item := range items {
-		res := any(item).(resource) // every list holds resources
-		if id := res.identity(); id != "" {
-			buf = strconv.AppendQuote(buf[:0], id) // quoted: "ab","c" is not "a","bc"
-			h.Write(buf)
-		} else {
-			h.Write(res.Raw()) // an object: it starts with {, not "
-		}
-	}
-	return [sha256.Size]byte(h.Sum(nil))
 }
 
 // unexpectedAnswer is the ErrUnexpectedResponse of an answer the SDK cannot
