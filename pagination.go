@@ -3,6 +3,10 @@ package seoapi
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"iter"
 	"maps"
 	"net/http"
@@ -11,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/go-querystring/query"
 )
@@ -27,10 +32,22 @@ type ListOptions struct {
 	// Resume is the Page.Next of an earlier page of the same list: List, All
 	// and Pages start at the page it names, with its options, ignoring the
 	// other fields, and send nothing for a last page's. A token that is
-	// malformed, of another list, or names a page off that list's path or
-	// outside the base URL fails with ErrInvalidArgument before anything is
-	// sent.
+	// malformed, of another list, or names a page off that list's path
+	// fails with ErrInvalidArgument before anything is sent.
 	Resume string `url:"-"`
+}
+
+// Page is one page of a list, as the services' Pages methods yield it.
+type Page[T any] struct {
+	// Items are the page's resources in the order the server sent them,
+	// less any that an earlier page of the same iteration yielded.
+	Items    []*T
+	Response *Response // the server's response to the page's request
+	// Next is where the next page is, for ListOptions.Resume in any process
+	// (a server may expire its cursor). It is never "": the last page's names
+	// the end, so a finished job run again does nothing. It is printable and
+	// holds no key or secret; it is not signed.
+	Next string
 }
 
 // linkRe matches a link of a Link header (RFC 8288); relRe its rel.
@@ -71,22 +88,8 @@ func (r *Response) setNextURL(target string) {
 	}
 }
 
-// Page is one page of a list, as the services' Pages methods yield it.
-type Page[T any] struct {
-	// Items are the page's resources in the order the server sent them,
-	// less any that an earlier page of the same iteration already held.
-	Items    []*T
-	Response *Response // the server's response to the page's request
-	// Next is where the next page is, for ListOptions.Resume in any process
-	// (a server may expire its cursor). It is never "": the last page's names
-	// the end, so a finished job run again does nothing. It is printable and
-	// holds no key or secret; it is not signed (see ListOptions.Resume).
-	Next string
-}
-
 // listPages iterates over the pages of the list at ep from where opts say
-// until one is empty or names no next page, or an error is yielded. A page
-// yields only the items no earlier page of the iteration yielded.
+// until one is empty or names no next page, or an error is yielded.
 func listPages[T any](ctx context.Context, c *Client, ep *endpoint, opts *ListOptions, tokens bool, ids ...string) iter.Seq2[*Page[T], error] {
 	return func(yield func(*Page[T], error) bool) {
 		// opts are read when each iteration starts, not when it is made.
@@ -160,9 +163,8 @@ func (c *Client) startPosition(ep *endpoint, opts *ListOptions, ids ...string) (
 	return path, path + "?" + q.Encode(), nil
 }
 
-// pager is the state of one iteration over the list at path of ep. Its
-// sets hold SHA-256 sums, so that they cost the same for a long cursor
-// or ID as for a short one.
+// pager is one iteration over the list at path. Its sets hold SHA-256
+// sums, which cost the same for a long cursor or ID as for a short one.
 type pager[T any] struct {
 	c      *Client
 	ep     *endpoint
@@ -197,9 +199,10 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	}
 	p.url = ""
 	if len(items) > 0 {
-		if p.url, err = p.nextURL(req.URL, resp); err != nil {
-			return nil, unexpectedAnswer(req, resp, err.Error())
-		}
+		p.url = nextURL(req.URL, resp)
+	}
+	if err := p.c.checkNextLink(p.url, p.path); err != nil {
+		return nil, unexpectedAnswer(req, resp, err.Error())
 	}
 	if p.tokens {
 		if page.Next, err = p.c.token(p.path, p.url); err != nil {
@@ -209,9 +212,9 @@ func (p *pager[T]) next(ctx context.Context) (*Page[T], error) {
 	return page, nil
 }
 
-// unseen returns the items not yielded before, in order, and remembers
-// them: a list paged by offset that gains an item between two pages
-// sends an item of one page again on the next.
+// unseen returns the items no earlier page yielded, in order, and
+// remembers them: a list paged by offset that gains an item between two
+// pages sends the last item of one page again on the next.
 func (p *pager[T]) unseen(items []*T) []*T {
 	fresh := items[:0]
 	for _, item := range items {
@@ -225,8 +228,7 @@ func (p *pager[T]) unseen(items []*T) []*T {
 }
 
 // itemSum is the SHA-256 of the ID of item, quoted, or of its JSON when it
-// has none: quoting keeps an ID from matching the JSON of an item without
-// one, which is an object.
+// has none: quoted, an ID never matches the JSON of an item (an object).
 func itemSum(item resource) [sha256.Size]byte {
 	if id := item.identity(); id != "" {
 		return sha256.Sum256(strconv.AppendQuote(nil, id))
@@ -234,26 +236,49 @@ func itemSum(item resource) [sha256.Size]byte {
 	return sha256.Sum256(item.Raw())
 }
 
-// nextURL returns the URL of the page that resp, the page at u, names
-// next: its link, or u with the cursor or page number; "" for none.
-func (p *pager[T]) nextURL(u *url.URL, resp *Response) (string, error) {
-	if resp.NextURL != "" {
-		if err := p.c.checkNextLink(resp.NextURL, p.path); err != nil {
-			return "", err
-		}
-		return resp.NextURL, nil
-	}
-	next, q := *u, u.Query()
+// nextURL returns the URL of the page after resp, the answer for the page
+// at u: the server's link, or u with the cursor or page number it named;
+// "" for none.
+func nextURL(u *url.URL, resp *Response) string {
+	q := u.Query()
 	switch {
+	case resp.NextURL != "":
+		return resp.NextURL
 	case resp.NextCursor != "":
 		q.Set("cursor", resp.NextCursor)
 	case resp.NextPage != 0:
 		q.Set("page", strconv.Itoa(resp.NextPage))
 	default:
-		return "", nil
+		return ""
 	}
+	next := *u
 	next.RawQuery = q.Encode()
-	return next.String(), nil
+	return next.String()
+}
+
+// checkNextLink is the one check of every next page's URL, a server's or
+// a token's: "" (the end), or an absolute URL without the key that the key
+// may go to, on the list's own escaped path.
+func (c *Client) checkNextLink(next, path string) error {
+	u, err := url.Parse(next)
+	switch {
+	case next == "":
+		return nil
+	case c.holdsKey(next): // the SDK never puts the key in a URL, where logs keep it
+		return errors.New("the next link holds the API key")
+	case err != nil:
+		return errors.New("the next link is not a URL")
+	case !u.IsAbs() || !c.keyMayGo(u):
+		return fmt.Errorf("the next link %q is not under the client's base URL", u.Redacted())
+	case u.EscapedPath() != c.baseURL.EscapedPath()+path:
+		return fmt.Errorf("the next link %q leaves the list's path %q", u.Redacted(), path)
+	}
+	return nil
+}
+
+// holdsKey reports whether s holds the API key, in any form or redacted.
+func (c *Client) holdsKey(s string) bool {
+	return strings.Contains(s, redacted) || c.redact.holds(s, maxRounds)
 }
 
 // unexpectedAnswer is the ErrUnexpectedResponse of an answer the SDK cannot
@@ -278,4 +303,45 @@ func fetchList[T any](c *Client, ep *endpoint, req *http.Request) ([]*T, *Respon
 		return nil, resp, unexpectedAnswer(req, resp, "the server's next link or cursor holds the API key; it is not followed")
 	}
 	return list, resp, nil
+}
+
+// tokenData is what a Next token holds, as JSON in unpadded base64url:
+// the path of its list and the URL of its next page, "" at the end. It is
+// not signed: resume accepts it only for its own list and with a next
+// URL that passes checkNextLink, so an edited token names at most another
+// page of a list the caller already reads.
+type tokenData struct {
+	Path string `json:"path"`
+	Next string `json:"next"`
+}
+
+// token encodes next, a URL that passed checkNextLink, as the token of a
+// page of the list at path. JSON would change a URL that is not UTF-8.
+func (c *Client) token(path, next string) (string, error) {
+	if !utf8.ValidString(next) {
+		return "", errors.New("the next page's URL is not UTF-8, which a Next token cannot hold")
+	}
+	data, _ := json.Marshal(tokenData{Path: path, Next: next}) // a struct of strings cannot fail
+	return base64.RawURLEncoding.EncodeToString(data), nil
+}
+
+// resume returns the URL of the page that the token s names in the list
+// at path, "" for its end. It refuses, with ErrInvalidArgument, a token
+// that is malformed, of another list, or that fails checkNextLink.
+func (c *Client) resume(path, s string) (string, error) {
+	// A token of an earlier release is followed by "." and a tag, which
+	// proved nothing that the checks below do not.
+	payload, _, _ := strings.Cut(s, ".")
+	data, err := base64.RawURLEncoding.Strict().DecodeString(payload)
+	var t tokenData
+	switch {
+	case err != nil || json.Unmarshal(data, &t) != nil:
+		return "", invalidArgument("ListOptions.Resume: not a Next token")
+	case t.Path != path:
+		return "", invalidArgument("ListOptions.Resume: the token is of another list, not %s", path)
+	}
+	if err := c.checkNextLink(t.Next, path); err != nil {
+		return "", invalidArgument("ListOptions.Resume: %v", err)
+	}
+	return t.Next, nil
 }
