@@ -31,9 +31,10 @@ type ListOptions struct {
 
 	// Resume is the Page.Next of an earlier page of the same list: List, All
 	// and Pages start at the page it names, with its options, ignoring the
-	// other fields, and send nothing for a last page's. A token that is
-	// malformed, of another list, or names a page off that list's path
-	// fails with ErrInvalidArgument before anything is sent.
+	// other fields, and send nothing for a last page's. A token outlives a
+	// rotation of the API key. One that is malformed, or names a page off
+	// the list it is given (another list, path or host), fails with
+	// ErrInvalidArgument before anything is sent.
 	Resume string `url:"-"`
 }
 
@@ -329,8 +330,8 @@ func (c *Client) token(path, next string) (string, error) {
 // at path, "" for its end. It refuses, with ErrInvalidArgument, a token
 // that is malformed, of another list, or that fails checkNextLink.
 func (c *Client) resume(path, s string) (string, error) {
-	// A token of an earlier release is followed by "." and a tag, which
-	// proved nothing that the checks below do not.
+	// A token made before tokens were plain ends in "." and a tag, which is
+	// not read: the checks below keep any token on its list.
 	payload, _, _ := strings.Cut(s, ".")
 	data, err := base64.RawURLEncoding.Strict().DecodeString(payload)
 	var t tokenData
