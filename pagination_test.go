@@ -186,6 +186,14 @@ func TestAllStopsOnRepeatedPages(t *testing.T) {
 			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=2&_=%d>; rel="next"`, r.Host, n))
 			fmt.Fprintf(w, `[{"id":"w1","fetchedAt":%d},{"id":"w2","fetchedAt":%d}]`, n, n)
 		}, 2, 2}, // the IDs repeat: the page is the first one again
+		{"a page of items read before, in another order", func(n int, r *http.Request, w http.ResponseWriter) {
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=%d>; rel="next"`, r.Host, n+1))
+			if n == 1 {
+				fmt.Fprint(w, `[{"id":"w1"},{"id":"w2"}]`)
+				return
+			}
+			fmt.Fprint(w, `[{"id":"w2"},{"id":"w1"}]`)
+		}, 2, 2},
 		{"cursors cycling through 30", func(n int, _ *http.Request, w http.ResponseWriter) {
 			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"next_cursor":"c%d","has_more":true}`, n, n%30)
 		}, 31, 31}, // the first page, then c1 to c29 and c0
