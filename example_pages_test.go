@@ -3,7 +3,9 @@ package seoapi_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 
 	"github.com/seoapi/seoapi-go"
@@ -255,4 +257,78 @@ func ExampleListOptions_resume() {
 	// a b (stopped)
 	// c d e (done)
 	// (done)
+}
+
+// A saved Next token outlives the API key: a job stopped under one key
+// resumes under the key that replaced it.
+func ExampleListOptions_resumeAfterKeyRotation() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	oldKey, _ := fake.IssueKey(seoapitest.PlanEnterprise)
+	fake.SetPaging(seoapitest.PagingPage, 2)
+	ctx := context.Background()
+	client, _ := seoapi.NewClient(srv.URL, oldKey)
+	ws, _, _ := client.Workspaces.Create(ctx, &seoapi.WorkspaceCreateRequest{Name: "Acme"})
+	for _, name := range []string{"a", "b", "c"} {
+		client.Projects.Create(ctx, ws.ID, &seoapi.ProjectCreateRequest{Name: name})
+	}
+
+	var saved string
+	for page, err := range client.Projects.Pages(ctx, ws.ID, nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("old key:", page.Items[0].Name, page.Items[1].Name)
+		saved = page.Next
+		break // the job stops; meanwhile the key is rotated
+	}
+	newKey, _, _ := client.APIKeys.Create(ctx, ws.ID, &seoapi.APIKeyCreateRequest{Name: "rotated"})
+
+	client, _ = seoapi.NewClient(srv.URL, string(newKey.Key))
+	for p, err := range client.Projects.All(ctx, ws.ID, &seoapi.ListOptions{Resume: saved}) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("new key:", p.Name)
+	}
+	// Output:
+	// old key: a b
+	// new key: c
+}
+
+// All yields each item once, also from a list that changes while it is
+// read. This server pages by offset, newest first, and a workspace is
+// created between the two pages: the second page starts with the last
+// workspace of the first, which All does not yield again.
+func ExampleWorkspacesService_All_itemAddedBetweenPages() {
+	list := []string{"ws_3", "ws_2", "ws_1"}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		page, _ := strconv.Atoi(r.URL.Query().Get("page"))
+		if page == 2 {
+			list = append([]string{"ws_4"}, list...) // created after page 1 was read
+		}
+		start := (max(page, 1) - 1) * 2
+		items := []string{}
+		for _, id := range list[start : start+2] {
+			items = append(items, fmt.Sprintf(`{"id":%q}`, id))
+		}
+		fmt.Fprintf(w, `{"data":[%s],"page":%d,"totalPages":2}`, strings.Join(items, ","), max(page, 1))
+	}))
+	defer srv.Close()
+
+	client, _ := seoapi.NewClient(srv.URL, "sk_example_0123456789")
+	for ws, err := range client.Workspaces.All(context.Background(), nil) {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println(ws.ID)
+	}
+	// Output:
+	// ws_3
+	// ws_2
+	// ws_1
 }

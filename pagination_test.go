@@ -186,6 +186,14 @@ func TestAllStopsOnRepeatedPages(t *testing.T) {
 			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=2&_=%d>; rel="next"`, r.Host, n))
 			fmt.Fprintf(w, `[{"id":"w1","fetchedAt":%d},{"id":"w2","fetchedAt":%d}]`, n, n)
 		}, 2, 2}, // the IDs repeat: the page is the first one again
+		{"a page of items read before, in another order", func(n int, r *http.Request, w http.ResponseWriter) {
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/api/workspaces?page=%d>; rel="next"`, r.Host, n+1))
+			if n == 1 {
+				fmt.Fprint(w, `[{"id":"w1"},{"id":"w2"}]`)
+				return
+			}
+			fmt.Fprint(w, `[{"id":"w2"},{"id":"w1"}]`)
+		}, 2, 2},
 		{"cursors cycling through 30", func(n int, _ *http.Request, w http.ResponseWriter) {
 			fmt.Fprintf(w, `{"data":[{"id":"w%d"}],"next_cursor":"c%d","has_more":true}`, n, n%30)
 		}, 31, 31}, // the first page, then c1 to c29 and c0
@@ -210,15 +218,16 @@ func TestAllStopsOnRepeatedPages(t *testing.T) {
 }
 
 // TestAllFollowsPagesSharingItems: pages that share some items with
-// another (a list shifted by an insertion, IDs that concatenate alike) are
-// not repeats; only a page whose whole ID sequence was read before is.
+// earlier ones (a list shifted by an insertion) are followed, each shared
+// item yielded once; IDs that concatenate alike are other items, and items
+// without an ID are told apart by their JSON.
 func TestAllFollowsPagesSharingItems(t *testing.T) {
 	t.Parallel()
 	pages := []string{
 		`[{"id":"w1"},{"id":"w2"}]`,
 		`[{"id":"w2"},{"id":"w3"}]`, // shifted by one
 		`[{"id":"w3"},{"id":"w4"},{"id":"w5"}]`,
-		`[{"id":"w3"},{"id":"w4"}]`, // a prefix of the page before
+		`[{"id":"w4"},{"id":"w6"}]`,
 		`[{"id":"ab"},{"id":"c"}]`,
 		`[{"id":"a"},{"id":"bc"}]`, // the same characters, other IDs
 		`[{"name":"no id","n":1}]`,
@@ -235,7 +244,7 @@ func TestAllFollowsPagesSharingItems(t *testing.T) {
 	for i, ws := range items {
 		ids[i] = ws.ID
 	}
-	assert.Equal(t, []string{"w1", "w2", "w2", "w3", "w3", "w4", "w5", "w3", "w4", "ab", "c", "a", "bc", "", ""}, ids)
+	assert.Equal(t, []string{"w1", "w2", "w3", "w4", "w5", "w6", "ab", "c", "a", "bc", "", ""}, ids)
 	assert.Len(t, rec.requests(), len(pages))
 }
 
@@ -322,7 +331,8 @@ func TestAllBreakStopsFetching(t *testing.T) {
 }
 
 // TestAllRefusesForeignNextLink: a page whose next link leaves the base
-// URL fails, before its items are yielded, and the key goes nowhere.
+// URL fails with ErrUnexpectedResponse, before its items are yielded, and
+// the key goes nowhere.
 func TestAllRefusesForeignNextLink(t *testing.T) {
 	t.Parallel()
 	rec := pagedServer(t, func(n int, r *http.Request, w http.ResponseWriter) {
@@ -331,15 +341,16 @@ func TestAllRefusesForeignNextLink(t *testing.T) {
 	})
 	items, errs := collect(newClient(t, rec.srv.URL).Workspaces.All(context.Background(), nil))
 	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], seoapi.ErrInvalidArgument)
+	assert.ErrorIs(t, errs[0], seoapi.ErrUnexpectedResponse)
 	assert.Empty(t, items)
 	assert.Len(t, rec.requests(), 1, "the key was not sent elsewhere")
 }
 
 // TestAllRefusesNextLinkOffTheListsPath: a next link under the base URL
 // that leaves the list's own path (another workspace's API keys, a path
-// below the list's) is not followed: the key does not go there, and what
-// answers there is not decoded as the list's items.
+// below the list's) fails its page with ErrUnexpectedResponse: the key
+// does not go there, and what answers there is not decoded as the list's
+// items.
 func TestAllRefusesNextLinkOffTheListsPath(t *testing.T) {
 	t.Parallel()
 	for _, next := range []string{"/api/workspaces/OTHER/api-keys?page=2", "/api/workspaces/w1/projects/p1?page=2", "/api/workspaces/w1/projects/?page=2"} {
@@ -352,11 +363,11 @@ func TestAllRefusesNextLinkOffTheListsPath(t *testing.T) {
 			c := newClient(t, rec.srv.URL)
 			_, errs := collect(c.Projects.All(context.Background(), "w1", nil))
 			require.Len(t, errs, 1)
-			assert.ErrorIs(t, errs[0], seoapi.ErrInvalidArgument)
+			assert.ErrorIs(t, errs[0], seoapi.ErrUnexpectedResponse)
 			assert.Contains(t, errs[0].Error(), "leaves the list's path")
 			_, errs = collect(c.Projects.Pages(context.Background(), "w1", nil))
 			require.Len(t, errs, 1)
-			assert.ErrorIs(t, errs[0], seoapi.ErrInvalidArgument)
+			assert.ErrorIs(t, errs[0], seoapi.ErrUnexpectedResponse)
 			require.Len(t, rec.requests(), 2)
 			for _, r := range rec.requests() {
 				assert.Equal(t, "/api/workspaces/w1/projects", r.Path)
@@ -396,7 +407,7 @@ func TestAllRefusesNextLinkOutsidePathPrefix(t *testing.T) {
 	})
 	_, errs := collect(newClient(t, rec.srv.URL+"/seo").Workspaces.All(context.Background(), nil))
 	require.Len(t, errs, 1)
-	assert.ErrorIs(t, errs[0], seoapi.ErrInvalidArgument)
+	assert.ErrorIs(t, errs[0], seoapi.ErrUnexpectedResponse)
 	assert.Len(t, rec.requests(), 1)
 }
 
@@ -539,7 +550,7 @@ func TestAllUsesLimiterAndRetries(t *testing.T) {
 
 // BenchmarkAllMemory reports the live heap while All iterates over lists
 // of 10 000, 100 000 and 1 000 000 items (goal: the current page and the
-// loop guard's few hundred bytes a page, nothing else per page; figures in
+// set of items already yielded, a SHA-256 sum an item in a map; figures in
 // docs/pagination.md). The live heap is measured after a
 // forced GC at the last item, less the live heap before the iteration
 // began: what the iteration holds, its current page included. Pages of
@@ -619,4 +630,67 @@ func generatedPages(total, pageSize int) http.Handler {
 		}
 		w.Write(append(buf, ']'))
 	})
+}
+
+// TestAllYieldsNoItemTwice: a list whose pages overlap (an offset-paged
+// list, newest first, that gained an item between two pages) yields each
+// item once, in All and in Pages; items without an ID are told apart by
+// their JSON.
+func TestAllYieldsNoItemTwice(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		pages []string
+		want  []string // the IDs, or names of items without one, in order
+	}{
+		{"an item added between two pages", []string{
+			`[{"id":"ws_3"},{"id":"ws_2"}]`,
+			`[{"id":"ws_2"},{"id":"ws_1"}]`,
+		}, []string{"ws_3", "ws_2", "ws_1"}},
+		{"an item twice in one page", []string{
+			`[{"id":"ws_2"},{"id":"ws_2"},{"id":"ws_1"}]`,
+		}, []string{"ws_2", "ws_1"}},
+		{"an ID in two forms", []string{
+			`[{"id":7},{"id":"7"}]`,
+		}, []string{"7"}},
+		{"items without an ID", []string{
+			`[{"name":"b"},{"name":"a"}]`,
+			`[{"name":"a"},{"name":"z"}]`,
+		}, []string{"b", "a", "z"}},
+		{"an ID that is the JSON of an item without one", []string{
+			`[{"id":"{\"name\":\"a\"}"}]`,
+			`[{"name":"a"}]`,
+		}, []string{`{"name":"a"}`, "a"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := pagedServer(t, func(n int, r *http.Request, w http.ResponseWriter) {
+				page := (n-1)%len(tt.pages) + 1 // All, then Pages
+				if page < len(tt.pages) {
+					w.Header().Set("Link", fmt.Sprintf(`</api/workspaces?page=%d>; rel="next"`, page+1))
+				}
+				fmt.Fprint(w, tt.pages[page-1])
+			})
+			c := newClient(t, rec.srv.URL)
+			name := func(ws *seoapi.Workspace) string { return ws.ID + ws.Name }
+			items, errs := collect(c.Workspaces.All(context.Background(), nil))
+			assert.Empty(t, errs)
+			got := []string{}
+			for _, ws := range items {
+				got = append(got, name(ws))
+			}
+			assert.Equal(t, tt.want, got, "All")
+
+			got = []string{}
+			for page, err := range c.Workspaces.Pages(context.Background(), nil) {
+				require.NoError(t, err)
+				for _, ws := range page.Items {
+					got = append(got, name(ws))
+				}
+			}
+			assert.Equal(t, tt.want, got, "Pages")
+			assert.Len(t, rec.requests(), 2*len(tt.pages), "each page asked for once a run")
+		})
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -19,9 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tokenChars is what a Next token is made of: two parts of base64url
-// without padding, joined by a dot.
-var tokenChars = regexp.MustCompile(`^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$`)
+// tokenChars is what a Next token is made of: base64url without padding.
+var tokenChars = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // resumeRun pages through a list with pages, stops after page k (1-based),
 // and resumes from the saved Next token with a fresh iteration, as a job
@@ -436,11 +436,13 @@ func listIDs[T any](list func(*seoapi.ListOptions) ([]*T, *seoapi.Response, erro
 	}
 }
 
-// TestResumeRefusesForeignAndBrokenTokens: a token from another list,
-// from a client with another base URL, or one that is malformed, cut or
-// altered (any single character) fails with ErrInvalidArgument in List,
-// All and Pages, before anything is sent.
-func TestResumeRefusesForeignAndBrokenTokens(t *testing.T) {
+// TestResumeRefusesOtherListsAndBrokenTokens: a token given to another
+// list, to a client with another base URL, edited to name another list or
+// a next link off its list's path, or that is malformed fails with
+// ErrInvalidArgument in List, All and Pages, before anything is sent. Any
+// one character of a token changed either fails so or names a page of the
+// same list. A client with another API key (a rotated key) accepts it.
+func TestResumeRefusesOtherListsAndBrokenTokens(t *testing.T) {
 	t.Parallel()
 	fake, c, ws := newFake(t)
 	fake.SetPaging(seoapitest.PagingLink, 2)
@@ -458,6 +460,18 @@ func TestResumeRefusesForeignAndBrokenTokens(t *testing.T) {
 		break
 	}
 	require.NotEmpty(t, token)
+	raw, err := base64.RawURLEncoding.DecodeString(token)
+	require.NoError(t, err)
+	var data struct{ Path, Next string }
+	require.NoError(t, json.Unmarshal(raw, &data))
+	listPath := "/api/workspaces/" + ws + "/projects"
+	require.True(t, strings.HasSuffix(data.Path, listPath[1:]), data.Path)
+	edited := func(path, next string) string {
+		b, err := json.Marshal(map[string]string{"path": path, "next": next})
+		require.NoError(t, err)
+		return base64.RawURLEncoding.EncodeToString(b)
+	}
+	toOther := func(s string) string { return strings.ReplaceAll(s, ws, other.ID) }
 
 	// Another server, and the same server under a path prefix: the list's
 	// path is the same, the base URL is not.
@@ -469,40 +483,23 @@ func TestResumeRefusesForeignAndBrokenTokens(t *testing.T) {
 		ws     string
 		token  string
 	}
-	var attempts []attempt
-	add := func(name string, cl *seoapi.Client, w, tok string) {
-		attempts = append(attempts, attempt{name, cl, w, tok})
+	attempts := []attempt{
+		{"another workspace's list", c, other.ID, token},
+		{"another server", newClient(t, foreign.srv.URL), ws, token},
+		{"another path prefix", newClient(t, c.BaseURL().String()+"v2/"), ws, token},
+		{"edited to another workspace's list", c, ws, edited(toOther(data.Path), toOther(data.Next))},
+		{"next link edited to another workspace's list", c, ws, edited(data.Path, toOther(data.Next))},
+		{"next link edited to another server", c, ws, edited(data.Path, strings.Replace(data.Next, c.BaseURL().Host, foreign.srv.Listener.Addr().String(), 1))},
+		{"next link edited to climb out", c, ws, edited(data.Path, strings.Replace(data.Next, "/api/", "/api/%2e%2e/api/", 1))},
+		{"cut", c, ws, token[:len(token)-1]},
+		{"cut to a byte boundary", c, ws, base64.RawURLEncoding.EncodeToString(raw[:len(raw)-1])},
+		{"padded", c, ws, token + "=="},
+		{"not base64", c, ws, "not a token!"},
+		{"empty record", c, ws, "AA"},
+		{"junk of a token's length", c, ws, base64.RawURLEncoding.EncodeToString(make([]byte, len(raw)))},
 	}
-	add("another workspace's list", c, other.ID, token)
-	add("another server", newClient(t, foreign.srv.URL), ws, token)
-	add("another path prefix", newClient(t, c.BaseURL().String()+"v2/"), ws, token)
-	rotated, err := seoapi.NewClient(c.BaseURL().String(), "sk_rotated_0123456789", seoapi.WithInsecureHTTP())
-	require.NoError(t, err)
-	add("a client with another API key", rotated, ws, token)
-	payload, tag, ok := strings.Cut(token, ".")
-	require.True(t, ok)
-	raw, err := base64.RawURLEncoding.DecodeString(payload)
-	require.NoError(t, err)
-	add("cut", c, ws, token[:len(token)-1])
-	add("cut to a byte boundary", c, ws, base64.RawURLEncoding.EncodeToString(raw[:len(raw)-1])+"."+tag)
-	add("extended", c, ws, base64.RawURLEncoding.EncodeToString(append(raw[:len(raw):len(raw)], ' '))+"."+tag)
-	add("padded", c, ws, token+"==")
-	add("without its tag", c, ws, payload)
-	add("not base64", c, ws, "not a token!")
-	add("empty record", c, ws, "AA")
-	add("junk of a token's length", c, ws, base64.RawURLEncoding.EncodeToString(make([]byte, len(raw)))+"."+tag)
-	if std := base64.StdEncoding.EncodeToString(raw) + "." + tag; std != token {
-		add("standard base64", c, ws, std)
-	}
-	for i := range token {
-		for _, ch := range []byte{'A', 'z', '-', '_'} {
-			if token[i] == ch {
-				continue
-			}
-			altered := token[:i] + string(ch) + token[i+1:]
-			add(fmt.Sprintf("character %d set to %c", i, ch), c, ws, altered)
-			break
-		}
+	if std := base64.StdEncoding.EncodeToString(raw); std != token {
+		attempts = append(attempts, attempt{"standard base64", c, ws, std})
 	}
 	for _, a := range attempts {
 		before := len(fake.Requests())
@@ -521,9 +518,33 @@ func TestResumeRefusesForeignAndBrokenTokens(t *testing.T) {
 		assert.Equal(t, 1, n, "Pages yields the error once: %s", a.name)
 		assert.Len(t, fake.Requests(), before, "nothing sent: %s", a.name)
 	}
+
+	for i := range token {
+		for _, ch := range []byte{'A', 'z', '-', '_'} {
+			if token[i] == ch {
+				continue
+			}
+			before := len(fake.Requests())
+			_, _, err := c.Projects.List(ctx, ws, &seoapi.ListOptions{Resume: token[:i] + string(ch) + token[i+1:]})
+			if errors.Is(err, seoapi.ErrInvalidArgument) {
+				assert.Len(t, fake.Requests(), before, "character %d set to %c: refused, nothing sent", i, ch)
+			}
+			for _, r := range fake.Requests()[before:] {
+				assert.Equal(t, listPath, r.Path, "character %d set to %c: only the list's path", i, ch)
+			}
+			break
+		}
+	}
 	assert.Empty(t, foreign.requests(), "nothing sent to the other server")
-	// The token itself still works where it belongs.
+
+	// The token itself works where it belongs, after a key rotation too.
 	_, _, err = c.Projects.List(ctx, ws, &seoapi.ListOptions{Resume: token})
+	assert.NoError(t, err)
+	created, _, err := c.APIKeys.Create(ctx, ws, &seoapi.APIKeyCreateRequest{Name: "rotated"})
+	require.NoError(t, err)
+	rotated, err := seoapi.NewClient(c.BaseURL().String(), string(created.Key), seoapi.WithInsecureHTTP())
+	require.NoError(t, err)
+	_, _, err = rotated.Projects.List(ctx, ws, &seoapi.ListOptions{Resume: token})
 	assert.NoError(t, err)
 }
 

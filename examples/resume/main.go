@@ -15,9 +15,12 @@
 //
 // The token works whatever paging the server uses (-paging link, page or
 // cursor). It holds no key or secret, so it can be kept in a file, a
-// database or a log. It is bound to one list and one base URL: given to
-// another list or another client's base URL, or altered, it is refused
-// with seoapi.ErrInvalidArgument before anything is sent.
+// database or a log, and it outlives a rotation of the API key. It is not
+// signed, but it is bound to one list and one base URL: given to another
+// list or another client's base URL, or edited to name another list, it
+// is refused with seoapi.ErrInvalidArgument before anything is sent. A
+// program that takes tokens from people it does not trust signs them
+// itself.
 //
 // The job saves the token after it has handled a page, so a process that
 // dies in the middle of a page handles that page again when it resumes:

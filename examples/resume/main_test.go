@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -83,9 +84,10 @@ func TestNoCrashNoResume(t *testing.T) {
 	assert.NotContains(t, buf.String(), "Run 2")
 }
 
-// TestAlteredTokenIsRefused: a saved token that was edited is refused
-// before anything is sent, with an error that says what to do.
-func TestAlteredTokenIsRefused(t *testing.T) {
+// TestTokenOfAnotherListIsRefused: a saved token edited to name another
+// project's list is refused before anything is sent, with an error that
+// says what to do.
+func TestTokenOfAnotherListIsRefused(t *testing.T) {
 	t.Parallel()
 	fake := seoapitest.New()
 	fake.SetPaging(seoapitest.PagingLink, 2)
@@ -93,8 +95,10 @@ func TestAlteredTokenIsRefused(t *testing.T) {
 	defer srv.Close()
 	ws := fake.AddWorkspace("Acme")
 	p := fake.AddProject(ws, "Shop", "shop.example")
+	other := fake.AddProject(ws, "Blog", "blog.example")
 	for i := range 5 {
 		fake.AddCompetitor(ws, p, fmt.Sprintf("rival-%02d", i+1), "r.example")
+		fake.AddCompetitor(ws, other, fmt.Sprintf("other-%02d", i+1), "o.example")
 	}
 	state := filepath.Join(t.TempDir(), "next")
 	j := job{baseURL: srv.URL, key: fake.Key(), workspaceID: ws, projectID: p, state: state, perPage: 2, run: 1, stopAfter: 1}
@@ -102,11 +106,12 @@ func TestAlteredTokenIsRefused(t *testing.T) {
 	require.ErrorIs(t, j.do(context.Background(), &out, func(*seoapi.Competitor) {}), errStopped)
 	token, err := load(state)
 	require.NoError(t, err)
-	require.NotEmpty(t, token)
+	data, err := base64.RawURLEncoding.DecodeString(token)
+	require.NoError(t, err)
+	require.Contains(t, string(data), p)
 
-	altered := []byte(token)
-	altered[len(altered)/2] ^= 1 // one character changed
-	require.NoError(t, save(state, string(altered)))
+	edited := strings.ReplaceAll(string(data), p, other) // the path and the next link
+	require.NoError(t, save(state, base64.RawURLEncoding.EncodeToString([]byte(edited))))
 	before := len(fake.Requests())
 	err = j.do(context.Background(), &out, func(*seoapi.Competitor) {})
 	require.ErrorIs(t, err, seoapi.ErrInvalidArgument)
