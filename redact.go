@@ -3,6 +3,7 @@ package seoapi
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -15,22 +16,21 @@ import (
 )
 
 // A redactor withholds secrets (the API key, created keys) from what a
-// server sent, in the forms docs/security.md lists: a secret in any ASCII
-// case or its base64, as they stand or behind up to maxRounds layers of
-// JSON string and percent escapes. Forms are behind pointers: fmt prints
-// addresses.
+// server sent, in the forms docs/security.md lists: a secret or the base64
+// characters that encode only its bytes, in any ASCII case, as they stand
+// or behind up to maxRounds layers of JSON string and percent escapes.
+// Secrets and forms are behind pointers, so that fmt prints addresses.
 type redactor struct {
 	secrets  []*string // as given, the API key first
-	lower    []*[]byte // each secret ASCII lower-cased, found in lower-cased text
-	base64   []*string // the characters of a secret's base64 that encode only its bytes
+	forms    []*[]byte // ASCII lower-cased, as they are found in lower-cased text
 	shortest int       // the length of the shortest form; MaxInt for none
+	all      bool      // withhold every text: that of an answer whose secrets are not known
 }
 
 const (
 	maxRounds       = 2      // the layers of escapes a text is read through
-	maxSecretValues = 16     // the secrets an answer may name and still be shown
+	maxSecretValues = 16     // the secrets an answer may name and still be read
 	maxSecretLength = 4096   // the longest secret searched for
-	maxLooseUnits   = 16384  // the units looseSecretValues reads
 	maxNesting      = 10_000 // the deepest JSON secretValues reads, as encoding/json
 )
 
@@ -42,13 +42,16 @@ func newRedactor(secrets ...string) *redactor {
 		if s == "" {
 			continue
 		}
-		lower := appendLower(nil, s)
-		r.secrets, r.lower, r.shortest = append(r.secrets, &s), append(r.lower, &lower), min(r.shortest, len(s))
+		r.secrets = append(r.secrets, &s)
+		forms := []string{s}
 		for lead := range 3 { // after 0, 1 or 2 other bytes ("Bearer ", "user:")
 			enc := base64.RawStdEncoding.EncodeToString(append(make([]byte, lead), s...))
 			std := enc[(8*lead+5)/6 : 8*(lead+len(s))/6] // a character holds 6 bits
-			url := strings.NewReplacer("+", "-", "/", "_").Replace(std)
-			r.base64, r.shortest = append(r.base64, &std, &url), min(r.shortest, max(len(std), 1))
+			forms = append(forms, std, strings.NewReplacer("+", "-", "/", "_").Replace(std))
+		}
+		for _, form := range forms {
+			lower := appendLower(nil, form)
+			r.forms, r.shortest = append(r.forms, &lower), min(r.shortest, max(len(form), 1))
 		}
 	}
 	return r
@@ -56,10 +59,13 @@ func newRedactor(secrets ...string) *redactor {
 
 // withSecretsIn returns a redactor also withholding the secrets
 // secretValues finds in body, an API key answer; ok is false when body must
-// be withheld: unreadable, or a secret with white space or of a length out
-// of bounds.
+// be withheld (secretValues, or a secret with white space or of a length
+// out of bounds). When body cannot be read, every text is withheld.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
-	values, ok := secretValues(body)
+	values, ok, err := secretValues(body)
+	if err != nil {
+		return &redactor{all: true}, false
+	}
 	var secrets []string
 	for _, s := range r.secrets {
 		secrets = append(secrets, *s)
@@ -76,13 +82,14 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 
 // string returns s with each unit holding a secret replaced by
 // [REDACTED]: each JSON string (it stays one) or word, then each word
-// (with the quotes in it), then all of s.
+// with the quotes in it, then all of s.
 func (r *redactor) string(s string) string {
 	for _, quoted := range [...]bool{true, false} {
 		if !r.holds(s, maxRounds) {
 			return s
+		} else if !r.all {
+			s = r.withhold(s, quoted)
 		}
-		s = r.withhold(s, quoted)
 	}
 	if r.holds(s, maxRounds) {
 		return redacted
@@ -107,6 +114,33 @@ func (r *redactor) withhold(s string, quoted bool) string {
 	}
 	out.WriteString(s)
 	return out.String()
+}
+
+// nextUnit returns where the first word of s (bytes but ASCII white space)
+// begins and ends, or -1, -1. If quoted, a JSON string is a unit, quotes
+// included (to the end of s when not closed), and a word ends at a quote.
+func nextUnit(s string, quoted bool) (int, int) {
+	const space = " \t\n\v\f\r"
+	i, end := len(s)-len(strings.TrimLeft(s, space)), space
+	switch {
+	case i == len(s):
+		return -1, -1
+	case quoted && s[i] == '"':
+		for j := i + 1; j < len(s); j++ {
+			if s[j] == '"' {
+				return i, j + 1
+			} else if s[j] == '\\' {
+				j++
+			}
+		}
+		return i, len(s)
+	case quoted:
+		end += `"`
+	}
+	if n := strings.IndexAny(s[i:], end); n >= 0 {
+		return i, i + n
+	}
+	return i, len(s)
 }
 
 // bytes is string for a body; b itself when it holds no secret.
@@ -151,19 +185,18 @@ func (r *redactor) header(h http.Header) http.Header {
 	return h
 }
 
-// holds reports whether s holds a secret in any ASCII case or its base64,
-// as it stands or after up to rounds decodings of its escapes.
+// holds reports whether s holds a form of a secret, as it stands or after
+// up to rounds decodings of its escapes.
 func (r *redactor) holds(s string, rounds int) bool {
+	if r.all {
+		return s != ""
+	}
+	var buf [512]byte                      // a short text is lower-cased on the stack
 	for ; len(s) >= r.shortest; rounds-- { // no decoding lengthens a text
-		if slices.ContainsFunc(r.base64, func(form *string) bool { return strings.Contains(s, *form) }) {
-			return true
-		}
-		var buf [512]byte // a short text is lower-cased on the stack
 		lower := appendLower(buf[:0], s)
-		if slices.ContainsFunc(r.lower, func(secret *[]byte) bool { return bytes.Contains(lower, *secret) }) {
+		if slices.ContainsFunc(r.forms, func(form *[]byte) bool { return bytes.Contains(lower, *form) }) {
 			return true
-		}
-		if rounds == 0 || !strings.ContainsAny(s, `\%`) {
+		} else if rounds == 0 || !strings.ContainsAny(s, `\%`) {
 			return false
 		}
 		s = unescape(s)
@@ -171,111 +204,81 @@ func (r *redactor) holds(s string, rounds int) bool {
 	return false
 }
 
-// nextUnit returns where the first unit of s begins and ends, or -1, -1:
-// a word (bytes but ASCII white space), or if quoted a JSON string,
-// quotes included (to the end of s when not closed), and a word ends
-// where one begins.
-func nextUnit[T string | []byte](s T, quoted bool) (int, int) {
-	const space = " \t\n\v\f\r"
-	i := 0
-	for i < len(s) && strings.IndexByte(space, s[i]) >= 0 {
-		i++
-	}
-	j := i + 1
-	switch {
-	case i == len(s):
-		return -1, -1
-	case quoted && s[i] == '"':
-		for ; j < len(s) && s[j] != '"'; j++ {
-			if s[j] == '\\' {
-				j++
-			}
-		}
-		return i, min(j+1, len(s))
-	}
-	for j < len(s) && !(quoted && s[j] == '"') && strings.IndexByte(space, s[j]) < 0 {
-		j++
-	}
-	return i, j
-}
-
 // unescape decodes one layer of s's JSON string escapes (\/, \", \u00e9)
 // and percent escapes (%2F); any other byte, a malformed escape included,
 // is kept.
 func unescape(s string) string {
 	const escapes, chars = `"\/bfnrt`, "\"\\/\b\f\n\r\t"
-	out := make([]byte, 0, len(s))
+	var out strings.Builder
+	out.Grow(len(s))
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case c != '%' && c != '\\':
-			out = append(out, c)
+			out.WriteByte(c)
 		case c == '%' && hexAt(s, i+1, 2) >= 0:
-			out, i = append(out, byte(hexAt(s, i+1, 2))), i+2
+			out.WriteByte(byte(hexAt(s, i+1, 2)))
+			i += 2
 		case strings.HasPrefix(s[i:], `\u`) && hexAt(s, i+2, 4) >= 0:
-			out, i = utf8.AppendRune(out, hexAt(s, i+2, 4)), i+5
+			out.WriteRune(hexAt(s, i+2, 4))
+			i += 5
 		case c == '\\' && i+1 < len(s) && strings.IndexByte(escapes, s[i+1]) >= 0:
-			out, i = append(out, chars[strings.IndexByte(escapes, s[i+1])]), i+1
+			out.WriteByte(chars[strings.IndexByte(escapes, s[i+1])])
+			i++
 		default:
-			out = append(out, c)
+			out.WriteByte(c)
 		}
 	}
-	return string(out)
+	return out.String()
 }
 
-// hexAt returns the value of the n hex digits at s[i:], or -1.
+// hexAt returns the value of the n hex digits (2 or 4) at s[i:], or -1.
 func hexAt(s string, i, n int) rune {
+	var b [2]byte
 	if i+n > len(s) {
 		return -1
+	} else if _, err := hex.Decode(b[:n/2], []byte(s[i:i+n])); err != nil {
+		return -1
+	} else if n == 2 {
+		return rune(b[0])
 	}
-	v := rune(0)
-	for _, c := range []byte(s[i : i+n]) {
-		switch lower := c | 0x20; {
-		case '0' <= c && c <= '9':
-			v = v<<4 | rune(c-'0')
-		case 'a' <= lower && lower <= 'f':
-			v = v<<4 | rune(lower-'a'+10)
-		default:
-			return -1
-		}
-	}
-	return v
+	return rune(b[0])<<8 | rune(b[1])
 }
 
 // appendLower appends s to dst with ASCII capitals lower-cased.
 func appendLower(dst []byte, s string) []byte {
 	dst = slices.Grow(dst, len(s))
 	for i := range len(s) {
-		dst = append(dst, asciiLower(s[i]))
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
 	}
 	return dst
 }
 
-// asciiLower returns c, lower-cased if an ASCII capital.
-func asciiLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// secretValues returns, in order, the distinct values but "" and [REDACTED]
-// of body's string members whose name is a secret's (secretName), read with
-// encoding/json. ok is false when body must be withheld: not a stream of
-// JSON values, nested deeper than maxNesting, naming over maxSecretValues
-// values, or with a string holding a JSON object (a gateway quoting its
-// upstream, whose secrets are no members). A body not JSON to its end is
-// also read as text, so that its secrets are still cleaned from headers.
-func secretValues(body []byte) (values []string, ok bool) {
+// secretValues returns, in order, the distinct values but "" and
+// [REDACTED] of body's string members whose name is a secret's
+// (secretName), read with encoding/json. ok is false when a string holds a
+// JSON object (a gateway quoting its upstream: the secrets in it are no
+// members); err is set when body is not a stream of JSON values, is nested
+// deeper than maxNesting or names over maxSecretValues values.
+func secretValues(body []byte) (values []string, ok bool, err error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	ok = true
 	var walk func(secret bool, depth int) (string, error) // the string it read
 	walk = func(secret bool, depth int) (string, error) {
-		tok, err := nextToken(dec)
+		tok, err := dec.Token()
 		delim, _ := tok.(json.Delim)
 		if s, isString := tok.(string); isString {
 			ok = ok && !strings.Contains(strings.Join(strings.Fields(s), ""), `{"`)
-			values = appendSecret(values, s, secret)
+			if secret && s != "" && s != redacted && !slices.Contains(values, s) {
+				values = append(values, s)
+			}
+			if len(values) > maxSecretValues {
+				return "", errors.New("too many secrets")
+			}
 			return s, nil
 		} else if err != nil || delim != '{' && delim != '[' {
 			return "", err
@@ -293,65 +296,16 @@ func secretValues(body []byte) (values []string, ok bool) {
 				return "", err
 			}
 		}
-		_, err = nextToken(dec) // the closing delimiter
+		_, err = dec.Token() // the closing delimiter
 		return "", err
 	}
-	var err error
 	for err == nil && dec.More() {
 		_, err = walk(false, 0)
 	}
-	if err == nil {
-		_, err = dec.Token() // io.EOF after the last value
+	if _, end := dec.Token(); err == nil && end != io.EOF {
+		err = errors.New("not JSON to its end")
 	}
-	if err != io.EOF || !ok || len(values) > maxSecretValues {
-		return looseSecretValues(body, values), false
-	}
-	return values, true
-}
-
-// nextToken returns dec's next token; the end of the body within a value is
-// io.ErrUnexpectedEOF.
-func nextToken(dec *json.Decoder) (json.Token, error) {
-	tok, err := dec.Token()
-	if err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return tok, err
-}
-
-// looseSecretValues adds to values those of body's members named as
-// secrets, read as text: a JSON string, a colon and a JSON string.
-func looseSecretValues(body []byte, values []string) []string {
-	var last [3][]byte // the last three units
-	for range maxLooseUnits {
-		i, j := nextUnit(body, true)
-		if i < 0 {
-			break
-		}
-		last, body = [3][]byte{last[1], last[2], body[i:j]}, body[j:]
-		if string(last[1]) == ":" && bytes.HasPrefix(last[0], []byte(`"`)) && bytes.HasPrefix(last[2], []byte(`"`)) && secretName(unquote(last[0])) {
-			values = appendSecret(values, unquote(last[2]), true)
-		}
-	}
-	return values
-}
-
-// appendSecret appends s, a secret member's value if secret, to values
-// unless it is empty, [REDACTED], a repeat or past 4*maxSecretValues.
-func appendSecret(values []string, s string, secret bool) []string {
-	if !secret || s == "" || s == redacted || slices.Contains(values, s) || len(values) == 4*maxSecretValues {
-		return values
-	}
-	return append(values, s)
-}
-
-// unquote returns the text of a JSON string, quotes included (the last may
-// be missing), or what is between its quotes when it is malformed.
-func unquote(quoted []byte) (s string) {
-	if json.Unmarshal(quoted, &s) != nil && json.Unmarshal(slices.Concat(quoted, []byte(`"`)), &s) != nil {
-		s = string(bytes.Trim(quoted, `"`))
-	}
-	return s
+	return values, ok, err
 }
 
 // secretName reports whether a member name, ASCII lower-cased without '_'
