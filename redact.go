@@ -49,9 +49,9 @@ func newRedactor(secrets ...string) *redactor {
 			std := enc[(8*lead+5)/6 : 8*(lead+len(s))/6] // a character holds 6 bits
 			forms = append(forms, std, strings.NewReplacer("+", "-", "/", "_").Replace(std))
 		}
-		for _, form := range forms {
+		for _, form := range slices.DeleteFunc(forms, func(f string) bool { return f == "" }) {
 			lower := appendLower(nil, form)
-			r.forms, r.shortest = append(r.forms, &lower), min(r.shortest, max(len(form), 1))
+			r.forms, r.shortest = append(r.forms, &lower), min(r.shortest, len(form))
 		}
 	}
 	return r
@@ -84,12 +84,14 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 // [REDACTED]: each JSON string (it stays one) or word, then each word
 // with the quotes in it, then all of s.
 func (r *redactor) string(s string) string {
+	if r.all && s != "" {
+		return redacted
+	}
 	for _, quoted := range [...]bool{true, false} {
 		if !r.holds(s, maxRounds) {
 			return s
-		} else if !r.all {
-			s = r.withhold(s, quoted)
 		}
+		s = r.withhold(s, quoted)
 	}
 	if r.holds(s, maxRounds) {
 		return redacted
@@ -169,6 +171,7 @@ func (r *redactor) answer(resp *http.Response) {
 	resp.Header, resp.Trailer = r.header(resp.Header), r.header(resp.Trailer)
 }
 
+// header returns h, or a cleaned copy if a name or value holds a secret.
 func (r *redactor) header(h http.Header) http.Header {
 	dirty := func(s string) bool { return r.holds(s, maxRounds) }
 	for name, values := range h {
