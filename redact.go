@@ -12,13 +12,14 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // A redactor withholds secrets (the API key, created keys) from what a
 // server sent, in the forms docs/security.md lists: a secret or the base64
 // characters that encode only its bytes, in any ASCII case, as they stand
-// or behind up to maxRounds layers of JSON string and percent escapes.
+// or behind up to maxRounds layers of JSON string or percent escapes.
 // Secrets and forms are behind pointers, so that fmt prints addresses.
 type redactor struct {
 	secrets  []*string // as given, the API key first
@@ -189,49 +190,54 @@ func (r *redactor) header(h http.Header) http.Header {
 }
 
 // holds reports whether s holds a form of a secret, as it stands or after
-// up to rounds decodings of its escapes.
+// up to rounds decodings of its escapes, one kind a decoding.
 func (r *redactor) holds(s string, rounds int) bool {
 	if r.all {
 		return s != ""
+	} else if len(s) < r.shortest { // no decoding lengthens a text
+		return false
 	}
-	var buf [512]byte                      // a short text is lower-cased on the stack
-	for ; len(s) >= r.shortest; rounds-- { // no decoding lengthens a text
-		lower := appendLower(buf[:0], s)
-		if slices.ContainsFunc(r.forms, func(form *[]byte) bool { return bytes.Contains(lower, *form) }) {
+	var buf [512]byte // a short text is lower-cased on the stack
+	lower := appendLower(buf[:0], s)
+	if slices.ContainsFunc(r.forms, func(form *[]byte) bool { return bytes.Contains(lower, *form) }) {
+		return true
+	}
+	for _, marker := range [...]byte{'\\', '%'} {
+		if rounds > 0 && strings.IndexByte(s, marker) >= 0 && r.holds(unescape(s, marker), rounds-1) {
 			return true
-		} else if rounds == 0 || !strings.ContainsAny(s, `\%`) {
-			return false
 		}
-		s = unescape(s)
 	}
 	return false
 }
 
-// unescape decodes one layer of s's JSON string escapes (\/, \", \u00e9)
-// and percent escapes (%2F); any other byte, a malformed escape included,
-// is kept.
-func unescape(s string) string {
+// unescape decodes s's escapes of one kind: JSON string escapes (marker
+// '\\': \/, \", \u00e9, \ud83d\ude00) or percent escapes ('%': %2F). Any
+// other byte, a malformed escape included, is kept. Text between escapes
+// is copied a run at a time.
+func unescape(s string, marker byte) string {
 	const escapes, chars = `"\/bfnrt`, "\"\\/\b\f\n\r\t"
-	var out strings.Builder
-	out.Grow(len(s))
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c != '%' && c != '\\':
-			out.WriteByte(c)
-		case c == '%' && hexAt(s, i+1, 2) >= 0:
-			out.WriteByte(byte(hexAt(s, i+1, 2)))
-			i += 2
-		case strings.HasPrefix(s[i:], `\u`) && hexAt(s, i+2, 4) >= 0:
-			out.WriteRune(hexAt(s, i+2, 4))
-			i += 5
-		case c == '\\' && i+1 < len(s) && strings.IndexByte(escapes, s[i+1]) >= 0:
-			out.WriteByte(chars[strings.IndexByte(escapes, s[i+1])])
-			i++
+	out := make([]byte, 0, len(s))
+	for i := strings.IndexByte(s, marker); i >= 0; i = strings.IndexByte(s, marker) {
+		out, s = append(out, s[:i]...), s[i:]
+		n := 1 // the length of the escape
+		switch {
+		case marker == '%' && hexAt(s, 1, 2) >= 0:
+			out, n = append(out, byte(hexAt(s, 1, 2))), 3
+		case strings.HasPrefix(s, `\u`) && hexAt(s, 2, 4) >= 0:
+			r := hexAt(s, 2, 4)
+			n = 6
+			if pair := utf16.DecodeRune(r, hexAt(s, 8, 4)); pair != utf8.RuneError && strings.HasPrefix(s[6:], `\u`) {
+				r, n = pair, 12 // a character past U+FFFF, in two escapes
+			}
+			out = utf8.AppendRune(out, r)
+		case marker == '\\' && len(s) > 1 && strings.IndexByte(escapes, s[1]) >= 0:
+			out, n = append(out, chars[strings.IndexByte(escapes, s[1])]), 2
 		default:
-			out.WriteByte(c)
+			out = append(out, marker)
 		}
+		s = s[n:]
 	}
-	return out.String()
+	return string(append(out, s...))
 }
 
 // hexAt returns the value of the n hex digits (2 or 4) at s[i:], or -1.
@@ -249,13 +255,11 @@ func hexAt(s string, i, n int) rune {
 
 // appendLower appends s to dst with ASCII capitals lower-cased.
 func appendLower(dst []byte, s string) []byte {
-	dst = slices.Grow(dst, len(s))
-	for i := range len(s) {
-		c := s[i]
+	dst = append(dst, s...)
+	for i, c := range dst[len(dst)-len(s):] {
 		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+			dst[len(dst)-len(s)+i] = c + 'a' - 'A'
 		}
-		dst = append(dst, c)
 	}
 	return dst
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -48,16 +49,10 @@ func hostileBody(size int) []byte {
 
 // escapeLayers are the ways a server escapes a text once, each named.
 func escapeLayers() map[string]func(string) string {
-	each := func(s, format string, bytewise bool) string {
+	eachByte := func(s, format string) string {
 		var b strings.Builder
-		if bytewise {
-			for _, c := range []byte(s) {
-				fmt.Fprintf(&b, format, c)
-			}
-			return b.String()
-		}
-		for _, r := range s {
-			fmt.Fprintf(&b, format, r)
+		for _, c := range []byte(s) {
+			fmt.Fprintf(&b, format, c)
 		}
 		return b.String()
 	}
@@ -68,12 +63,22 @@ func escapeLayers() map[string]func(string) string {
 	return map[string]func(string) string{
 		"JSON":                 goJSON,
 		`JSON with \/`:         func(s string) string { return strings.ReplaceAll(goJSON(s), "/", `\/`) },
-		`JSON \u each`:         func(s string) string { return each(s, `\u%04x`, false) },
-		`JSON \u each, HEX`:    func(s string) string { return each(s, `\u%04X`, false) },
+		`JSON \u each`:         func(s string) string { return jsonEach(s, `\u%04x`) },
+		`JSON \u each, HEX`:    func(s string) string { return jsonEach(s, `\u%04X`) },
 		"percent, query":       url.QueryEscape,
-		"percent, each byte":   func(s string) string { return each(s, "%%%02X", true) },
-		"percent, lower-cased": func(s string) string { return each(s, "%%%02x", true) },
+		"percent, each byte":   func(s string) string { return eachByte(s, "%%%02X") },
+		"percent, lower-cased": func(s string) string { return eachByte(s, "%%%02x") },
 	}
+}
+
+// jsonEach writes each UTF-16 code unit of s as a JSON escape, as JSON
+// writes a character past U+FFFF.
+func jsonEach(s, format string) string {
+	var b strings.Builder
+	for _, u := range utf16.Encode([]rune(s)) {
+		fmt.Fprintf(&b, format, u)
+	}
+	return b.String()
 }
 
 // asciiUpper upper-cases s's ASCII letters only.
@@ -136,8 +141,9 @@ func keyForms(key string) map[string]string {
 }
 
 // formKeys are keys each form is tried with: the characters escapes
-// start with, letters outside ASCII, the shortest and a long key.
-var formKeys = []string{benchKey, `sk_100%_sure`, `sk\back\slash`, `sk_ünï_cødé`, "sk_12345", "sk_live_" + strings.Repeat("Zq9", 20)}
+// start with, letters outside ASCII and past U+FFFF, the shortest and a
+// long key.
+var formKeys = []string{benchKey, `sk_100%_sure`, `sk\back\slash`, `sk_ünï_cødé`, "sk_😀_emoji", "sk_12345", "sk_live_" + strings.Repeat("Zq9", 20)}
 
 // TestRedactorEveryDocumentedForm: each documented form of a key is found and
 // withheld as a unit, in a message and in a JSON body (which stays JSON),
