@@ -179,8 +179,9 @@ func (r *redactor) header(h http.Header) http.Header {
 		if dirty(name) || slices.ContainsFunc(values, dirty) {
 			out := make(http.Header, len(h))
 			for name, values := range h {
+				name = r.string(name)
 				for _, v := range values {
-					out[r.string(name)] = append(out[r.string(name)], r.string(v))
+					out[name] = append(out[name], r.string(v))
 				}
 			}
 			return out
