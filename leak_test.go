@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"log/slog"
 	"net"
@@ -34,7 +33,7 @@ import (
 // to 4), and that memory and pooled connections stay bounded (items 11
 // and 12).
 
-// leakKey has the characters JSON, URLs and HTML escape, and letters.
+// leakKey has the characters JSON and URLs escape, and letters.
 const leakKey = `sk_live_Ab/+<x>&"Zq/9y`
 
 // keyForm is one way a server may write the key back.
@@ -42,7 +41,7 @@ type keyForm struct{ name, text string }
 
 // keyForms returns key in every encoding a server may echo it in: as is,
 // JSON-escaped as Go writes it and character by character, percent-encoded,
-// as HTML character references and Go-quoted.
+// and Go-quoted (docs/security.md lists the forms).
 func keyForms(key string) []keyForm {
 	each := func(format string) string {
 		var b strings.Builder
@@ -69,9 +68,6 @@ func keyForms(key string) []keyForm {
 		{"percent upper", each("%%%02X")},
 		{"query escape", url.QueryEscape(key)},
 		{"path escape", url.PathEscape(key)},
-		{"html escape", html.EscapeString(key)},
-		{"html decimal", each("&#%d;")},
-		{"html hex", each("&#x%x;")},
 		{"go quoted", unquote(quoted)},
 	}
 }

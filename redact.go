@@ -3,116 +3,76 @@ package seoapi
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
-	"html"
+	"errors"
+	"io"
 	"math"
 	"net/http"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
-// A redactor removes secrets (the API key, created keys) from what a server
-// sent: in any letter case, in base64 after any bytes, and within maxRounds
-// decodings of a word (JSON, percent and HTML escapes, base64), as no secret
-// or encoding holds white space. Secrets are *string: fmt prints addresses.
+// A redactor withholds secrets (the API key, created keys) from what a
+// server sent, in the forms docs/security.md lists: a secret or the base64
+// characters that encode only its bytes, in any ASCII case, as they stand
+// or behind up to maxRounds layers of JSON string or percent escapes.
+// Secrets and forms are behind pointers, so that fmt prints addresses.
 type redactor struct {
-	secrets  []*string      // none empty or with white space; the API key first
-	plain    *regexp.Regexp // any secret, in any letter case, once or more in a row
-	minRunes int            // the characters of the shortest secret; MaxInt for none
-	base64   []*string      // the secrets' base64 forms (base64Forms), none shorter than minRunes
+	secrets  []*string // as given, the API key first
+	forms    []*[]byte // ASCII lower-cased, as they are found in lower-cased text
+	shortest int       // the length of the shortest form; MaxInt for none
+	all      bool      // withhold every text: that of an answer whose secrets are not known
 }
 
 const (
-	maxRounds       = 4    // the decodings, one inside another, a word is read through
-	maxSecretValues = 16   // the secrets an answer may name and still be shown
-	maxSecretLength = 4096 // the longest secret searched for: the pattern grows with each
-	maxLoosePairs   = 4096 // the members looseSecretValues reads
+	maxRounds       = 2      // the layers of escapes a text is read through
+	maxSecretValues = 16     // the secrets an answer may name and still be read
+	maxSecretLength = 4096   // the longest secret searched for
+	maxNesting      = 10_000 // the deepest JSON secretValues reads, as encoding/json
 )
-
-var (
-	// decoders decode runs of escapes, so that the bytes of a character
-	// decode together; each escape begins with the marker.
-	decoders = [...]struct {
-		marker byte
-		runs   *regexp.Regexp
-		decode func(string) string
-	}{
-		{'\\', regexp.MustCompile(`(?:\\(?:[uU][0-9A-Fa-f]{4}|["\\/bfnrt]))+`), unescapeJSON},
-		{'%', regexp.MustCompile(`(?:%[0-9A-Fa-f]{2})+`), func(s string) string { s, _ = url.PathUnescape(s); return s }},
-		{'&', regexp.MustCompile(`&#?[0-9A-Za-z]+;?`), html.UnescapeString}, // HTML makes ';' optional
-	}
-	// embeddedObject is the start of a JSON object, in a string.
-	embeddedObject = regexp.MustCompile(`\{\s*"`)
-	// memberPair is a JSON member whose value is a string, possibly cut:
-	// found in a body that cannot be read as JSON.
-	memberPair = regexp.MustCompile(`"((?:[^"\\]|\\.){1,64})"\s*:\s*"((?:[^"\\]|\\.)*)`)
-	// units are what a secret found decoded is replaced with, smallest
-	// first: a part of a URL or a header value, a JSON string, a word.
-	units = [...]*regexp.Regexp{
-		regexp.MustCompile(`[^\s"'<>?&=;,\\]+`), regexp.MustCompile(`"(?:[^"\\]|\\.)*"`), regexp.MustCompile(`\S+`),
-	}
-)
-
-// unescapeJSON decodes a run of JSON escapes, \U as \u (for upper-cased text).
-func unescapeJSON(run string) string {
-	var s string
-	_ = json.Unmarshal([]byte(`"`+strings.ReplaceAll(run, `\U`, `\u`)+`"`), &s)
-	return s
-}
 
 // newRedactor returns a redactor of secrets, the API key first; an empty
 // one is left out, so an empty key redacts nothing.
 func newRedactor(secrets ...string) *redactor {
-	r := &redactor{minRunes: math.MaxInt}
-	var quoted []string
+	r := &redactor{shortest: math.MaxInt}
 	for _, s := range secrets {
 		if s == "" {
 			continue
 		}
-		r.secrets, quoted = append(r.secrets, &s), append(quoted, regexp.QuoteMeta(s))
-		r.minRunes = min(r.minRunes, utf8.RuneCountInString(s))
-		for _, form := range base64Forms(s) {
-			r.base64 = append(r.base64, &form)
+		r.secrets = append(r.secrets, &s)
+		forms := []string{s}
+		for lead := range 3 { // after 0, 1 or 2 other bytes ("Bearer ", "user:")
+			enc := base64.RawStdEncoding.EncodeToString(append(make([]byte, lead), s...))
+			std := enc[(8*lead+5)/6 : 8*(lead+len(s))/6] // a character holds 6 bits
+			forms = append(forms, std, strings.NewReplacer("+", "-", "/", "_").Replace(std))
+		}
+		for _, form := range slices.DeleteFunc(forms, func(f string) bool { return f == "" }) {
+			lower := appendLower(nil, form)
+			r.forms, r.shortest = append(r.forms, &lower), min(r.shortest, len(form))
 		}
 	}
-	r.plain = regexp.MustCompile(`(?i)(?:` + strings.Join(quoted, `|`) + `)+`)
-	r.plain.Longest()
 	return r
 }
 
-// base64Forms returns secret's base64 (as written, upper- and lower-cased,
-// in both alphabets) after 0, 1 and 2 bytes, without the characters that
-// also encode the bytes around it: found after any bytes ("user:", say).
-func base64Forms(secret string) (forms []string) {
-	toURL := strings.NewReplacer("+", "-", "/", "_")
-	for _, s := range [...]string{secret, strings.ToUpper(secret), strings.ToLower(secret)} {
-		for lead := range 3 { // each character encodes 6 bits
-			enc := base64.RawStdEncoding.EncodeToString(append(make([]byte, lead), s...))
-			form := enc[(8*lead+5)/6 : 8*(lead+len(s))/6]
-			forms = append(forms, form, toURL.Replace(form))
-		}
-	}
-	slices.Sort(forms)
-	return slices.Compact(forms)
-}
-
-// withSecretsIn returns a redactor also removing the secrets secretValues
-// finds in body, an API key answer; ok is false when body must be withheld:
-// unreadable, or a secret with white space or of a length out of bounds.
+// withSecretsIn returns a redactor also withholding the secrets
+// secretValues finds in body, an API key answer; ok is false when body must
+// be withheld (secretValues, or a secret with white space or of a length
+// out of bounds). When body cannot be read, every text is withheld.
 func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
-	values, ok := secretValues(body)
+	values, ok, err := secretValues(body)
+	if err != nil {
+		return &redactor{all: true}, false
+	}
 	var secrets []string
 	for _, s := range r.secrets {
 		secrets = append(secrets, *s)
 	}
 	for _, v := range values {
-		if n := utf8.RuneCountInString(v); n < MinAPIKeyLength || n > maxSecretLength || strings.ContainsFunc(v, unicode.IsSpace) {
+		if utf8.RuneCountInString(v) < MinAPIKeyLength || len(v) > maxSecretLength || strings.ContainsFunc(v, unicode.IsSpace) {
 			ok = false
 		} else {
 			secrets = append(secrets, v)
@@ -121,44 +81,84 @@ func (r *redactor) withSecretsIn(body []byte) (_ *redactor, ok bool) {
 	return newRedactor(secrets...), ok
 }
 
-// string returns s without secrets: while s holds one, it replaces plain
-// occurrences in place, then each unit of units holding one, then all of s.
+// string returns s with each unit holding a secret replaced by
+// [REDACTED]: each JSON string (it stays one) or word, then each word
+// with the quotes in it, then all of s.
 func (r *redactor) string(s string) string {
-	for step := 0; r.holds(s, maxRounds); step++ {
-		switch {
-		case step == 0:
-			s = r.plain.ReplaceAllLiteralString(s, redacted)
-		case step <= len(units):
-			s = units[step-1].ReplaceAllStringFunc(s, r.unit)
-		default:
-			return redacted
+	if r.all && s != "" {
+		return redacted
+	}
+	for _, quoted := range [...]bool{true, false} {
+		if !r.holds(s, maxRounds) {
+			return s
 		}
+		s = r.withhold(s, quoted)
+	}
+	if r.holds(s, maxRounds) {
+		return redacted
 	}
 	return s
 }
 
-// unit returns u, or [REDACTED] if u holds a secret (a JSON string stays one).
-func (r *redactor) unit(u string) string {
-	if !r.holds(u, maxRounds) {
-		return u
-	} else if strings.HasPrefix(u, `"`) && len(u) > 1 {
-		return `"` + redacted + `"`
+// withhold returns s with each unit (nextUnit) holding a secret replaced
+// by [REDACTED], a JSON string by "[REDACTED]".
+func (r *redactor) withhold(s string, quoted bool) string {
+	var out strings.Builder
+	for i, j := nextUnit(s, quoted); i >= 0; i, j = nextUnit(s, quoted) {
+		switch unit := s[i:j]; {
+		case !r.holds(unit, maxRounds):
+			out.WriteString(s[:j])
+		case quoted && unit[0] == '"':
+			out.WriteString(s[:i] + `"` + redacted + `"`)
+		default:
+			out.WriteString(s[:i] + redacted)
+		}
+		s = s[j:]
 	}
-	return redacted
+	out.WriteString(s)
+	return out.String()
+}
+
+// nextUnit returns where the first word of s (bytes but ASCII white space)
+// begins and ends, or -1, -1. If quoted, a JSON string is a unit, quotes
+// included (to the end of s when not closed), and a word ends at a quote.
+func nextUnit(s string, quoted bool) (int, int) {
+	const space = " \t\n\v\f\r"
+	i, end := len(s)-len(strings.TrimLeft(s, space)), space
+	switch {
+	case i == len(s):
+		return -1, -1
+	case quoted && s[i] == '"':
+		for j := i + 1; j < len(s); j++ {
+			if s[j] == '"' {
+				return i, j + 1
+			} else if s[j] == '\\' {
+				j++
+			}
+		}
+		return i, len(s)
+	case quoted:
+		end += `"`
+	}
+	if n := strings.IndexAny(s[i:], end); n >= 0 {
+		return i, i + n
+	}
+	return i, len(s)
 }
 
 // bytes is string for a body; b itself when it holds no secret.
 func (r *redactor) bytes(b []byte) []byte {
-	if s := string(b); r.holds(s, maxRounds) {
-		return []byte(r.string(s))
+	if s := r.string(string(b)); s != string(b) {
+		return []byte(s)
 	}
 	return b
 }
 
-// errorBody cleans b, then cuts it to maxErrorBody bytes (so a halved
-// secret is found), copied when cut so the error keeps no large body alive.
+// errorBody cleans b, then cuts it to maxErrorBody bytes (so a secret the
+// cut halves is found first: two layers of escapes write a byte in at most
+// 36), copied when cut so the error keeps no large body alive.
 func (r *redactor) errorBody(b []byte) []byte {
-	b = r.bytes(b[:min(len(b), maxErrorBody+4096)])
+	b = r.bytes(b[:min(len(b), maxErrorBody+36*maxSecretLength)])
 	if len(b) > maxErrorBody {
 		return bytes.Clone(b[:maxErrorBody])
 	}
@@ -166,180 +166,158 @@ func (r *redactor) errorBody(b []byte) []byte {
 }
 
 // answer cleans the status line, header and trailer of resp: a header
-// holding a secret becomes a cleaned copy, a clean one is read once.
+// holding a secret becomes a cleaned copy, a clean one is kept.
 func (r *redactor) answer(resp *http.Response) {
-	if r.holds(resp.Status, maxRounds) {
-		resp.Status = r.string(resp.Status)
-	}
-	for _, h := range [...]*http.Header{&resp.Header, &resp.Trailer} {
-		dirty := false
-		for name, values := range *h {
-			dirty = dirty || r.holds(name, maxRounds) || slices.ContainsFunc(values, func(v string) bool { return r.holds(v, maxRounds) })
-		}
-		if dirty {
-			out := make(http.Header, len(*h))
-			for name, values := range *h {
+	resp.Status = r.string(resp.Status)
+	resp.Header, resp.Trailer = r.header(resp.Header), r.header(resp.Trailer)
+}
+
+// header returns h, or a cleaned copy if a name or value holds a secret.
+func (r *redactor) header(h http.Header) http.Header {
+	dirty := func(s string) bool { return r.holds(s, maxRounds) }
+	for name, values := range h {
+		if dirty(name) || slices.ContainsFunc(values, dirty) {
+			out := make(http.Header, len(h))
+			for name, values := range h {
 				name = r.string(name)
 				for _, v := range values {
 					out[name] = append(out[name], r.string(v))
 				}
 			}
-			*h = out
+			return out
 		}
 	}
+	return h
 }
 
-// holds reports whether s holds a secret, as it stands or within rounds
-// decodings. Text without escapes or long base64 runs allocates nothing.
+// holds reports whether s holds a form of a secret, as it stands or after
+// up to rounds decodings of its escapes, one kind a decoding.
 func (r *redactor) holds(s string, rounds int) bool {
-	n := utf8.RuneCountInString(s)
-	if n < r.minRunes {
-		return false // no decoding yields more characters than it reads
+	if r.all {
+		return s != ""
+	} else if len(s) < r.shortest { // no decoding lengthens a text
+		return false
 	}
-	if n < len(s) && r.plain.MatchString(s) {
-		return true // a letter whose case fold takes other bytes (ſ for s)
+	var buf [512]byte // a short text is lower-cased on the stack
+	lower := appendLower(buf[:0], s)
+	if slices.ContainsFunc(r.forms, func(form *[]byte) bool { return bytes.Contains(lower, *form) }) {
+		return true
 	}
-	for _, secret := range r.secrets {
-		first := (*secret)[0] | 0x20 // a cheap test of the first byte, before EqualFold
-		for i := 0; i+len(*secret) <= len(s); i++ {
-			if (s[i]|0x20 == first || first >= utf8.RuneSelf) && strings.EqualFold(s[i:i+len(*secret)], *secret) {
-				return true
-			}
-		}
-	}
-	return r.inBase64(s, rounds) || rounds > 0 && strings.ContainsAny(s, `\%&`) && r.inEscapes(s, rounds-1)
-}
-
-// inBase64 reports whether a base64 run in s holds a secret's base64 form,
-// or decodes to text holding a secret within rounds. Other text may be
-// glued in front of the base64 ("token_", a path), so a run is decoded
-// from each of its first four characters, in either alphabet or both.
-func (r *redactor) inBase64(s string, rounds int) bool {
-	var buf, src [512]byte // a run that decodes to noise costs no allocation
-	for run := range strings.FieldsFuncSeq(s, notBase64) {
-		if len(run) >= r.minRunes && slices.ContainsFunc(r.base64, func(f *string) bool { return strings.Contains(run, *f) }) {
+	for _, marker := range [...]byte{'\\', '%'} {
+		if rounds > 0 && strings.IndexByte(s, marker) >= 0 && r.holds(unescape(s, marker), rounds-1) {
 			return true
 		}
-		for k := 0; rounds > 0 && k < 4 && 3*(len(run)-k) >= 4*r.minRunes; k++ { // 4 characters for 3 bytes
-			out := decodeBase64(buf[:0], append(src[:0], run[k:]...))
-			// The bytes glued in front decode to noise: a space each.
-			if longestWord(out) >= r.minRunes && r.holds(strings.ToValidUTF8(string(out), " "), rounds-1) {
-				return true
-			}
-		}
 	}
 	return false
 }
 
-// decodeBase64 appends to dst what src, base64 in either alphabet or both
-// and unpadded, decodes to; src is overwritten.
-func decodeBase64(dst, src []byte) []byte {
-	if len(src)%4 == 1 {
-		src = src[:len(src)-1] // no base64 ends in one character
-	}
-	for i, c := range src {
-		switch c {
-		case '-':
-			src[i] = '+'
-		case '_':
-			src[i] = '/'
-		}
-	}
-	out, _ := base64.RawStdEncoding.AppendDecode(dst, src) // only valid characters are left
-	return out
-}
-
-// longestWord returns the most characters in a row in b that are valid
-// UTF-8 and not white space: no secret, in any form, has fewer.
-func longestWord(b []byte) (longest int) {
-	for n := 0; len(b) > 0; {
-		c, size := utf8.DecodeRune(b)
-		b = b[size:]
-		if c == utf8.RuneError && size == 1 || unicode.IsSpace(c) {
-			n = 0
-			continue
-		}
-		n++
-		longest = max(longest, n)
-	}
-	return longest
-}
-
-// inEscapes reports whether a word of s that an escape decoding changes
-// holds a secret once decoded, within rounds.
-func (r *redactor) inEscapes(s string, rounds int) bool {
-	for word := range strings.FieldsSeq(s) {
-		for _, d := range decoders {
-			if utf8.RuneCountInString(word) < r.minRunes || strings.IndexByte(word, d.marker) < 0 || !d.runs.MatchString(word) {
-				continue
+// unescape decodes s's escapes of one kind: JSON string escapes (marker
+// '\\': \/, \", \u00e9, \ud83d\ude00) or percent escapes ('%': %2F). Any
+// other byte, a malformed escape included, is kept. Text between escapes
+// is copied a run at a time.
+func unescape(s string, marker byte) string {
+	const escapes, chars = `"\/bfnrt`, "\"\\/\b\f\n\r\t"
+	out := make([]byte, 0, len(s))
+	for i := strings.IndexByte(s, marker); i >= 0; i = strings.IndexByte(s, marker) {
+		out, s = append(out, s[:i]...), s[i:]
+		n := 1 // the length of the escape
+		switch {
+		case marker == '%' && hexAt(s, 1, 2) >= 0:
+			out, n = append(out, byte(hexAt(s, 1, 2))), 3
+		case strings.HasPrefix(s, `\u`) && hexAt(s, 2, 4) >= 0:
+			r := hexAt(s, 2, 4)
+			n = 6
+			if pair := utf16.DecodeRune(r, hexAt(s, 8, 4)); pair != utf8.RuneError && strings.HasPrefix(s[6:], `\u`) {
+				r, n = pair, 12 // a character past U+FFFF, in two escapes
 			}
-			if text := d.runs.ReplaceAllStringFunc(word, d.decode); text != word && r.holds(text, rounds) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// notBase64 reports a character of neither base64 alphabet.
-func notBase64(c rune) bool {
-	return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_')
-}
-
-// secretValues returns, in order, the distinct values but "" and [REDACTED]
-// of body's string members whose normalised name isSecretMember. ok is false
-// when body must be withheld: not one JSON value (cut short, or nested past
-// 10,000 levels), over maxSecretValues values, a name too long to read, or a
-// string or name holding a JSON object (a gateway quoting its upstream).
-func secretValues(body []byte) (values []string, ok bool) {
-	ok = true
-	var walk func(r *jsonx.Reader, secret bool)
-	walk = func(r *jsonx.Reader, secret bool) {
-		switch r.Peek() {
-		case '{':
-			r.Object(func(name []byte) {
-				ok = ok && name != nil && !embeddedObject.Match(name)
-				walk(r, isSecretMember(string(name)))
-			})
-		case '[':
-			r.Array(func() { walk(r, false) })
+			out = utf8.AppendRune(out, r)
+		case marker == '\\' && len(s) > 1 && strings.IndexByte(escapes, s[1]) >= 0:
+			out, n = append(out, chars[strings.IndexByte(escapes, s[1])]), 2
 		default:
-			str, _ := r.Value().String()
-			ok = ok && !embeddedObject.MatchString(str)
-			switch {
-			case !secret || str == "" || str == redacted || slices.Contains(values, str):
-			case len(values) == maxSecretValues:
-				r.Stop() // the read fails: the body is withheld
-			default:
-				values = append(values, str)
-			}
+			out = append(out, marker)
 		}
+		s = s[n:]
 	}
-	var r jsonx.Reader
-	r.Reset(body)
-	for r.Peek() != 0 { // every value of a stream of JSON values
-		walk(&r, false)
-	}
-	if !r.Done() || !ok {
-		// Withheld; the headers are still cleaned of the secrets it names later.
-		return looseSecretValues(body, values), false
-	}
-	return values, true
+	return string(append(out, s...))
 }
 
-// looseSecretValues adds to values those of body's string members named
-// isSecretMember, read as text, as body need not be JSON. A hostile body costs
-// little: it reads maxLoosePairs members and keeps 4*maxSecretValues values.
-func looseSecretValues(body []byte, values []string) []string {
-	var buf [64]byte
-	for _, m := range memberPair.FindAllSubmatch(body, maxLoosePairs) {
-		name := jsonx.NormalizeKey(&buf, []byte(unescapeJSON(string(m[1]))))
-		if len(values) == 4*maxSecretValues || !isSecretMember(string(name)) {
-			continue
-		}
-		if value := unescapeJSON(string(m[2])); value != "" && value != redacted && !slices.Contains(values, value) {
-			values = append(values, value)
+// hexAt returns the value of the n hex digits (2 or 4) at s[i:], or -1.
+func hexAt(s string, i, n int) rune {
+	var b [2]byte
+	if i+n > len(s) {
+		return -1
+	} else if _, err := hex.Decode(b[:n/2], []byte(s[i:i+n])); err != nil {
+		return -1
+	} else if n == 2 {
+		return rune(b[0])
+	}
+	return rune(b[0])<<8 | rune(b[1])
+}
+
+// appendLower appends s to dst with ASCII capitals lower-cased.
+func appendLower(dst []byte, s string) []byte {
+	dst = append(dst, s...)
+	for i, c := range dst[len(dst)-len(s):] {
+		if 'A' <= c && c <= 'Z' {
+			dst[len(dst)-len(s)+i] = c + 'a' - 'A'
 		}
 	}
-	return values
+	return dst
+}
+
+// secretValues returns, in order, the distinct values but "" and
+// [REDACTED] of body's string members whose name is a secret's
+// (secretName), read with encoding/json. ok is false when a string holds a
+// JSON object (a gateway quoting its upstream: the secrets in it are no
+// members); err is set when body is not a stream of JSON values, is nested
+// deeper than maxNesting or names over maxSecretValues values.
+func secretValues(body []byte) (values []string, ok bool, err error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	ok = true
+	var walk func(secret bool, depth int) (string, error) // the string it read
+	walk = func(secret bool, depth int) (string, error) {
+		tok, err := dec.Token()
+		delim, _ := tok.(json.Delim)
+		if s, isString := tok.(string); isString {
+			ok = ok && !strings.Contains(strings.Join(strings.Fields(s), ""), `{"`)
+			if secret && s != "" && s != redacted && !slices.Contains(values, s) {
+				values = append(values, s)
+			}
+			if len(values) > maxSecretValues {
+				return "", errors.New("too many secrets")
+			}
+			return s, nil
+		} else if err != nil || delim != '{' && delim != '[' {
+			return "", err
+		} else if depth == maxNesting {
+			return "", errors.New("JSON nested too deep")
+		}
+		for dec.More() {
+			name := ""
+			if delim == '{' {
+				if name, err = walk(false, depth); err != nil {
+					return "", err
+				}
+			}
+			if _, err := walk(secretName(name), depth+1); err != nil {
+				return "", err
+			}
+		}
+		_, err = dec.Token() // the closing delimiter
+		return "", err
+	}
+	for err == nil && dec.More() {
+		_, err = walk(false, 0)
+	}
+	if _, end := dec.Token(); err == nil && end != io.EOF {
+		err = errors.New("not JSON to its end")
+	}
+	return values, ok, err
+}
+
+// secretName reports whether a member name, ASCII lower-cased without '_'
+// and '-', isSecretMember.
+func secretName(name string) bool {
+	return isSecretMember(string(appendLower(nil, strings.NewReplacer("_", "", "-", "").Replace(name))))
 }

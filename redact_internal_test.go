@@ -2,19 +2,16 @@ package seoapi
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"html"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"reflect"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -24,15 +21,15 @@ import (
 )
 
 // The redactor's benchmarks: a clean error body and one holding the key in
-// several encodings, and the headers of an ordinary response, which every
-// call passes through answer() and which must cost no allocation. Compare
-// runs with benchstat:
+// several forms, and the headers of an ordinary response, which every call
+// passes through answer() and which must cost no allocation. Compare runs
+// with benchstat:
 //
 //	go test -run '^$' -bench '^BenchmarkRedact' -count 10 . > new.txt
 //	go run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da old.txt new.txt
 
-// benchKey has the characters JSON, URLs and HTML escape.
-const benchKey = `sk_live_Ab/+<x>&"Zq/9y`
+// benchKey has the characters JSON and URLs escape.
+const benchKey = `sk_live_Ab/+<x>&Zq/9y`
 
 // cleanBody returns about size bytes of error bodies that hold no form of
 // benchKey but the escapes and near misses a real body holds.
@@ -43,82 +40,236 @@ func cleanBody(size int) []byte {
 	return bytes.Repeat([]byte(chunk), size/len(chunk)+1)[:size]
 }
 
-// keyForms returns key in the encodings a server may echo it in, each
-// named.
-func keyForms(key string) map[string]string {
-	jsonOnce := func(s string) string {
-		b, _ := json.Marshal(s)
-		return string(b[1 : len(b)-1])
-	}
-	each := func(format string) string {
+// hostileBody returns size bytes of nested escapes of each kind, two
+// layers deep and more, and HTML references.
+func hostileBody(size int) []byte {
+	const unit = `%2525\\\\&amp;amp;`
+	return bytes.Repeat([]byte(unit), size/len(unit)+1)[:size]
+}
+
+// escapeLayers are the ways a server escapes a text once, each named.
+func escapeLayers() map[string]func(string) string {
+	eachByte := func(s, format string) string {
 		var b strings.Builder
-		for _, r := range key {
-			fmt.Fprintf(&b, format, r)
-		}
-		return b.String()
-	}
-	jsonEach := func() string { // UTF-16, as JSON escapes a character past U+FFFF
-		var b strings.Builder
-		for _, u := range utf16.Encode([]rune(key)) {
-			fmt.Fprintf(&b, `\u%04x`, u)
-		}
-		return b.String()
-	}
-	eachByte := func(format string) string {
-		var b strings.Builder
-		for _, c := range []byte(key) {
+		for _, c := range []byte(s) {
 			fmt.Fprintf(&b, format, c)
 		}
 		return b.String()
 	}
-	basic := base64.StdEncoding.EncodeToString([]byte("user:" + key))
-	return map[string]string{
-		"raw":                         key,
-		"upper-cased":                 strings.ToUpper(key),
-		"JSON":                        jsonOnce(key),
-		"JSON with \\/":               strings.ReplaceAll(jsonOnce(key), "/", `\/`),
-		"JSON \\u each":               jsonEach(),
-		"JSON upper-cased":            strings.ToUpper(jsonEach()),
-		"JSON escaped twice":          jsonOnce(jsonOnce(key)),
-		"JSON \\/ escaped twice":      jsonOnce(strings.ReplaceAll(jsonOnce(key), "/", `\/`)),
-		"percent":                     url.QueryEscape(key),
-		"percent each":                eachByte("%%%02X"),
-		"percent twice":               url.QueryEscape(url.QueryEscape(key)),
-		"percent with \\u0025":        strings.ReplaceAll(eachByte("%%%02x"), "%", `\u0025`),
-		"HTML":                        html.EscapeString(key),
-		"HTML decimal":                each("&#%d;"),
-		"HTML decimal, no ';'":        each("&#%d"),
-		"base64":                      base64.StdEncoding.EncodeToString([]byte(key)),
-		"base64 unpadded":             base64.RawStdEncoding.EncodeToString([]byte(key)),
-		"base64 URL":                  base64.URLEncoding.EncodeToString([]byte(key)),
-		"base64 URL unpadded":         base64.RawURLEncoding.EncodeToString([]byte(key)),
-		"base64 upper-cased key":      base64.StdEncoding.EncodeToString([]byte(strings.ToUpper(key))),
-		"base64 of user:key":          basic,
-		"base64 of user:key in JSON":  strings.ReplaceAll(basic, "/", `\/`),
-		"base64 of user:key, percent": url.QueryEscape(basic),
-		"base64 after a binary byte":  base64.RawURLEncoding.EncodeToString(append([]byte{0xff}, key...)),
-		"form-encoded Basic":          url.Values{"Authorization": {"Basic " + basic}}.Encode(),
+	goJSON := func(s string) string {
+		b, _ := json.Marshal(s)
+		return string(b[1 : len(b)-1])
+	}
+	return map[string]func(string) string{
+		"JSON":                 goJSON,
+		`JSON with \/`:         func(s string) string { return strings.ReplaceAll(goJSON(s), "/", `\/`) },
+		`JSON \u each`:         func(s string) string { return jsonEach(s, `\u%04x`) },
+		`JSON \u each, HEX`:    func(s string) string { return jsonEach(s, `\u%04X`) },
+		"percent, query":       url.QueryEscape,
+		"percent, each byte":   func(s string) string { return eachByte(s, "%%%02X") },
+		"percent, lower-cased": func(s string) string { return eachByte(s, "%%%02x") },
 	}
 }
 
-func BenchmarkRedact(b *testing.B) {
-	dirty := cleanBody(64 << 10)
-	for _, form := range keyForms(benchKey) {
-		dirty = append(dirty, " "+form+" "...)
+// jsonEach writes each UTF-16 code unit of s as a JSON escape, as JSON
+// writes a character past U+FFFF.
+func jsonEach(s, format string) string {
+	var b strings.Builder
+	for _, u := range utf16.Encode([]rune(s)) {
+		fmt.Fprintf(&b, format, u)
 	}
-	for _, c := range []struct {
-		name string
-		body []byte
-	}{{"clean-64KiB", cleanBody(64 << 10)}, {"dirty-64KiB", dirty}} {
-		b.Run(c.name, func(b *testing.B) {
-			r := newRedactor(benchKey)
-			b.SetBytes(int64(len(c.body)))
-			b.ReportAllocs()
-			for b.Loop() {
-				r.bytes(c.body)
-			}
+	return b.String()
+}
+
+// asciiUpper upper-cases s's ASCII letters only.
+func asciiUpper(s string) string {
+	return strings.Map(func(r rune) rune {
+		if 'a' <= r && r <= 'z' {
+			return r - 'a' + 'A'
+		}
+		return r
+	}, s)
+}
+
+// mixedCase upper-cases every other ASCII letter of s.
+func mixedCase(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i += 2 {
+		if 'a' <= b[i] && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// keyForms returns key in each form docs/security.md lists, each named:
+// as sent in three letter cases, behind one or two layers of escapes of
+// any kind, and in base64 of the key, of "Bearer <key>" and "user:<key>",
+// after 0 to 2 other bytes, in both alphabets, padded or not, also behind
+// a layer of escapes.
+func keyForms(key string) map[string]string {
+	forms := map[string]string{
+		"as sent":                  key,
+		"ASCII upper-cased":        asciiUpper(key),
+		"ASCII case mixed":         mixedCase(key),
+		"percent of upper-cased":   url.QueryEscape(asciiUpper(key)),
+		`JSON \u of upper-cased`:   fmt.Sprintf(`\u%04X`, key[0]) + asciiUpper(key[1:]),
+		"JSON with \\/, then text": strings.ReplaceAll(key, "/", `\/`) + "_x",
+	}
+	layers := escapeLayers()
+	for outer, escape := range layers {
+		forms[outer] = escape(key)
+		for inner, first := range layers {
+			forms[inner+", then "+outer] = escape(first(key))
+		}
+	}
+	encodings := map[string]*base64.Encoding{
+		"std": base64.StdEncoding, "std unpadded": base64.RawStdEncoding,
+		"URL": base64.URLEncoding, "URL unpadded": base64.RawURLEncoding,
+	}
+	for _, prefix := range []string{"", "Bearer ", "user:", "\xff", "\xfe\x00", "\x01\x80\xc0\xff"} {
+		for name, enc := range encodings {
+			b64 := enc.EncodeToString([]byte(prefix + key))
+			forms[fmt.Sprintf("base64 %s of %q+key", name, prefix)] = b64
+			forms[fmt.Sprintf("base64 %s of %q+key, key after", name, prefix)] = enc.EncodeToString([]byte(prefix + key + "\x00tail"))
+			forms[fmt.Sprintf("base64 %s of %q+key, JSON with \\/", name, prefix)] = strings.ReplaceAll(b64, "/", `\/`)
+			forms[fmt.Sprintf("base64 %s of %q+key, percent", name, prefix)] = url.QueryEscape(b64)
+		}
+	}
+	forms["form-encoded Basic"] = url.Values{"Authorization": {"Basic " + base64.StdEncoding.EncodeToString([]byte("user:"+key))}}.Encode()
+	return forms
+}
+
+// formKeys are keys each form is tried with: the characters escapes
+// start with, letters outside ASCII and past U+FFFF, the shortest and a
+// long key.
+var formKeys = []string{benchKey, `sk_100%_sure`, `sk\back\slash`, `sk_ünï_cødé`, "sk_😀_emoji", "sk_12345", "sk_live_" + strings.Repeat("Zq9", 20)}
+
+// TestRedactorEveryDocumentedForm: each documented form of a key is found and
+// withheld as a unit, in a message and in a JSON body (which stays JSON),
+// and the rest of the text is kept.
+func TestRedactorEveryDocumentedForm(t *testing.T) {
+	t.Parallel()
+	for i, key := range formKeys {
+		r := newRedactor(key)
+		for name, form := range keyForms(key) {
+			t.Run(fmt.Sprintf("key %d/%s", i, name), func(t *testing.T) {
+				t.Parallel()
+				require.True(t, r.holds(form, maxRounds), "%q not found", form)
+				assert.Equal(t, "before "+redacted+" after", r.string("before "+form+" after"))
+				body := `{"error":"bad key ` + form + `","code":401}`
+				assert.Equal(t, `{"error":"[REDACTED]","code":401}`, r.string(body))
+			})
+		}
+	}
+}
+
+// TestRedactorKeepsWhatIsNotAForm: a key with one bit changed in any
+// form, and the forms docs/security.md leaves out, are kept as they are.
+func TestRedactorKeepsWhatIsNotAForm(t *testing.T) {
+	t.Parallel()
+	const key = "sk_live_Abi9xyz/w"
+	r := newRedactor(key)
+	miss := []byte(key)
+	miss[5] ^= 1
+	texts := map[string]string{
+		"HTML references":            htmlReferences(key),
+		"a Unicode case fold (ſ)":    strings.ReplaceAll(key, "s", "ſ"),
+		"a Unicode case fold (K)":    strings.ReplaceAll(key, "k", "\u212a"),
+		"three layers of percent":    url.QueryEscape(url.QueryEscape(url.QueryEscape(key))),
+		"base64 of the upper-cased":  base64.StdEncoding.EncodeToString([]byte(strings.ToUpper(key))),
+		"base64 of the JSON-escaped": base64.StdEncoding.EncodeToString([]byte(escapeLayers()[`JSON \u each`](key))),
+		"base64 wrapped in two":      base64.StdEncoding.EncodeToString([]byte(key))[:8] + "\n" + base64.StdEncoding.EncodeToString([]byte(key))[8:],
+	}
+	for name, form := range keyForms(string(miss)) {
+		texts["one bit changed, "+name] = form
+	}
+	for name, text := range texts {
+		assert.False(t, r.holds(text, maxRounds), "%s: %q", name, text)
+		assert.Equal(t, text, r.string(text), name)
+	}
+}
+
+// htmlReferences writes each character of s as an HTML decimal reference.
+func htmlReferences(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		fmt.Fprintf(&b, "&#%d;", r)
+	}
+	return b.String()
+}
+
+// TestRedactorUnits holds what string() withholds: each JSON string or
+// word holding a form, whole, and a word with quotes in it when a secret
+// holds one.
+func TestRedactorUnits(t *testing.T) {
+	t.Parallel()
+	const key = "sk_live_Ab/+9y"
+	b64 := base64.StdEncoding.EncodeToString([]byte("user:" + key))
+	for _, tc := range []struct {
+		name, text, want string
+	}{
+		{"a word", "a sk_live_Ab/+9y b", "a [REDACTED] b"},
+		{"a word around it", "INVALID KEY (SK_LIVE_AB/+9Y).", "INVALID KEY [REDACTED]"},
+		{"two and a repeat", key + " \t\n" + key + key, "[REDACTED] \t\n[REDACTED]"},
+		{"a URL", "GET /k?key=sk_live_Ab%2F%2B9y&x=1: 401", "GET [REDACTED] 401"},
+		{"a JSON string", `{"error":"bad key sk_live_Ab\/+9y","code":401}`, `{"error":"[REDACTED]","code":401}`},
+		{"a JSON string escaped twice", `{"upstream":"{\"error\":\"bad key sk_live_Ab\\\/+9y\"}"}`, `{"upstream":"[REDACTED]"}`},
+		{"a JSON string not closed", `{"error":"bad key sk_live_Ab\/+9y`, `{"error":"[REDACTED]"`},
+		{"percents written \\u0025", `{"url":"/k?key=sk_live_Ab\u00252F\u00252B9y"}`, `{"url":"[REDACTED]"}`},
+		{"base64 Basic credentials", "echo: Authorization: Basic " + b64, "echo: Authorization: Basic [REDACTED]"},
+		{"near miss", "sk_live_Ab/+9z sk_live_Ab%2F%2B9z", "sk_live_Ab/+9z sk_live_Ab%2F%2B9z"},
+		{"clean escapes", `{"msg":"50% \u00e9 &amp; \/"}`, `{"msg":"50% \u00e9 &amp; \/"}`},
+		{"empty", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := newRedactor(key)
+			assert.Equal(t, tc.want, r.string(tc.text))
+			assert.Equal(t, tc.want, string(r.bytes([]byte(tc.text))))
 		})
 	}
+	t.Run("a secret holding a quote", func(t *testing.T) {
+		t.Parallel()
+		r := newRedactor(`sk_live_"quoted"_1`)
+		assert.Equal(t, "bad key [REDACTED] here", r.string(`bad key sk_live_"quoted"_1 here`))
+		assert.Equal(t, `{"error":"[REDACTED]"}`, r.string(`{"error":"bad key sk_live_\"quoted\"_1"}`))
+	})
+	t.Run("an empty key redacts nothing", func(t *testing.T) {
+		t.Parallel()
+		assert.Equal(t, "anything %41 \\u0041", newRedactor("").string("anything %41 \\u0041"))
+	})
+}
+
+// TestRedactorHeader holds answer() on a header: each name and value
+// holding a form cleaned as a text, and the header passed in left as it
+// was.
+func TestRedactorHeader(t *testing.T) {
+	t.Parallel()
+	r := newRedactor(benchKey)
+	forms := keyForms(benchKey)
+	h := http.Header{
+		"X-Echo":               {"Bearer " + benchKey},
+		"X-Echo-Upper":         {"Bearer " + strings.ToUpper(benchKey)},
+		"X-Echo-Authorization": {"Basic " + forms[`base64 std of "user:"+key`]},
+		"Www-Authenticate":     {`Bearer error_description="key ` + forms["JSON, then JSON"] + `"`},
+		"Location":             {"/api/echo?k=" + forms["percent, query, then percent, query"]},
+		"X-" + benchKey:        {"v"},
+		"X-Clean":              {"ok", "a%2Fb"},
+	}
+	before := h.Clone()
+	got := cleanHeader(r, h)
+	assert.Equal(t, http.Header{
+		"X-Echo":               {"Bearer [REDACTED]"},
+		"X-Echo-Upper":         {"Bearer [REDACTED]"},
+		"X-Echo-Authorization": {"Basic [REDACTED]"},
+		"Www-Authenticate":     {`Bearer error_description="[REDACTED]"`},
+		"Location":             {"[REDACTED]"},
+		"[REDACTED]":           {"v"},
+		"X-Clean":              {"ok", "a%2Fb"},
+	}, got)
+	assert.Equal(t, before, h, "the header passed in is not changed")
+	assert.Nil(t, cleanHeader(r, nil))
 }
 
 // benchHeader is the header of an ordinary response.
@@ -144,6 +295,26 @@ func cleanHeader(r *redactor, h http.Header) http.Header {
 	return resp.Header
 }
 
+func BenchmarkRedact(b *testing.B) {
+	dirty := cleanBody(64 << 10)
+	for _, form := range keyForms(benchKey) {
+		dirty = append(dirty, " "+form+" "...)
+	}
+	for _, c := range []struct {
+		name string
+		body []byte
+	}{{"clean-64KiB", cleanBody(64 << 10)}, {"dirty-64KiB", dirty}, {"hostile-64KiB", hostileBody(64 << 10)}} {
+		b.Run(c.name, func(b *testing.B) {
+			r := newRedactor(benchKey)
+			b.SetBytes(int64(len(c.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				r.bytes(c.body)
+			}
+		})
+	}
+}
+
 // BenchmarkRedactHeader is the path every response takes.
 func BenchmarkRedactHeader(b *testing.B) {
 	r := newRedactor(benchKey)
@@ -166,258 +337,140 @@ func TestRedactHeaderCleanAllocatesNothing(t *testing.T) {
 	assert.Equal(t, "200 OK", resp.Status)
 }
 
-// TestRedactorText holds what string() makes of a text: plain occurrences
-// replaced in place in any letter case, then a JSON string or a word
-// holding a decoded form replaced whole.
-func TestRedactorText(t *testing.T) {
-	t.Parallel()
-	const key = "sk_live_Ab/+9y"
-	b64 := base64.StdEncoding.EncodeToString([]byte("user:" + key))
-	for _, tc := range []struct {
-		name, text, want string
-	}{
-		{"raw", "a sk_live_Ab/+9y b", "a [REDACTED] b"},
-		{"upper-cased", "INVALID KEY SK_LIVE_AB/+9Y.", "INVALID KEY [REDACTED]."},
-		{"mixed case", "key Sk_LiVe_ab/+9Y!", "key [REDACTED]!"},
-		{"adjacent", key + " " + key + key, "[REDACTED] [REDACTED]"},
-		{"overlapping", "sk_live_Ab/+9y_live_Ab/+9y", "[REDACTED]_live_Ab/+9y"},
-		{"percent-encoded word", "bad key sk_live_Ab%2F%2B9y here", "bad key [REDACTED] here"},
-		{"JSON string", `{"error":"bad key sk_live_Ab\/+9y","code":401}`, `{"error":"[REDACTED]","code":401}`},
-		{"JSON escaped twice", `{"upstream":"{\"error\":\"bad key sk_live_Ab\\\/+9y\"}"}`, `{"upstream":"[REDACTED]"}`},
-		{"percents written \\u0025", `{"url":"/k?key=sk_live_Ab\u00252F\u00252B9y"}`, `{"url":"[REDACTED]"}`},
-		{"base64 Basic credentials", "echo: Authorization: Basic " + b64, "echo: Authorization: Basic [REDACTED]=="},
-		{"plain and encoded", "sk_live_Ab/+9y or sk_live_Ab%2F%2B9y", "[REDACTED] or [REDACTED]"},
-		{"spread over words", `sk_live_Ab\u002F\u002B9y`, "[REDACTED]"},
-		{"near miss", "sk_live_Ab/+9z sk_live_Ab%2F%2B9z", "sk_live_Ab/+9z sk_live_Ab%2F%2B9z"},
-		{"clean escapes", `{"msg":"50% \u00e9 &amp; \/"}`, `{"msg":"50% \u00e9 &amp; \/"}`},
-		{"empty", "", ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			r := newRedactor(key)
-			assert.Equal(t, tc.want, r.string(tc.text))
-			assert.Equal(t, tc.want, string(r.bytes([]byte(tc.text))))
-		})
-	}
-	t.Run("an empty key redacts nothing", func(t *testing.T) {
-		t.Parallel()
-		assert.Equal(t, "anything %41 \\u0041", newRedactor("").string("anything %41 \\u0041"))
-	})
-}
-
-// TestRedactorEveryForm: each encoding a server may echo the key in is
-// caught, in a message, a JSON error body and a gateway's JSON quoting its
-// upstream's, and the rest of the text is kept.
-func TestRedactorEveryForm(t *testing.T) {
-	t.Parallel()
-	for _, key := range []string{benchKey, `sk_100%_sure`, `sk\back\slash`, `sk_ünï_cødé`} {
-		r := newRedactor(key)
-		for name, form := range keyForms(key) {
-			upstream, _ := json.Marshal(map[string]string{"error": "invalid key " + form})
-			gateway, _ := json.Marshal(map[string]string{"error": "upstream failed", "upstream": string(upstream)})
-			for _, text := range []string{"before " + form + " after", string(upstream), string(gateway)} {
-				got := r.string(text)
-				assert.False(t, r.holds(got, maxRounds), "%s / %s: %q gave %q", key, name, text, got)
-				assert.NotContains(t, got, form, "%s / %s", key, name)
-				assert.NotEqual(t, redacted, got, "%s / %s: %q redacted whole", key, name, text)
-			}
-			assert.Contains(t, r.string(string(gateway)), `{"error":"upstream failed","upstream":"`, "%s / %s", key, name)
-		}
-	}
-}
-
-// TestRedactorHeader holds answer() on a header: a value holding a decoded form is
-// replaced whole, a plain occurrence in place, names too, and the header
-// passed in is left as it was.
-func TestRedactorHeader(t *testing.T) {
-	t.Parallel()
+// TestRedactorCostIsLinear: a 64 KiB error body of nested escapes costs
+// a few milliseconds (bound here at 100 for the race detector and a busy
+// machine), not the hundreds a redactor decoding in rounds spent. It takes
+// the fastest of five runs and does not run in parallel, as it measures
+// time.
+func TestRedactorCostIsLinear(t *testing.T) {
 	r := newRedactor(benchKey)
-	forms := keyForms(benchKey)
-	h := http.Header{
-		"X-Echo":               {"Bearer " + benchKey},
-		"X-Echo-Upper":         {"Bearer " + strings.ToUpper(benchKey)},
-		"X-Echo-Authorization": {"Basic " + forms["base64 of user:key"]},
-		"Www-Authenticate":     {`Bearer error_description="key ` + forms["JSON escaped twice"] + `"`},
-		"Location":             {"/api/echo?k=" + forms["percent twice"]},
-		"X-" + benchKey:        {"v"},
-		"X-Clean":              {"ok", "a%2Fb"},
+	const bound = 100 * time.Millisecond
+	for _, body := range [][]byte{hostileBody(64 << 10), append(hostileBody(64<<10), " "+benchKey...)} {
+		fastest := time.Hour
+		for range 5 {
+			start := time.Now()
+			r.errorBody(body)
+			fastest = min(fastest, time.Since(start))
+		}
+		assert.Less(t, fastest, bound)
 	}
-	before := h.Clone()
-	got := cleanHeader(r, h)
-	assert.Equal(t, http.Header{
-		"X-Echo":               {"Bearer [REDACTED]"},
-		"X-Echo-Upper":         {"Bearer [REDACTED]"},
-		"X-Echo-Authorization": {"Basic [REDACTED]"},
-		"Www-Authenticate":     {`Bearer error_description="[REDACTED]"`},
-		"Location":             {"/api/echo?k=[REDACTED]"},
-		"X-[REDACTED]":         {"v"},
-		"X-Clean":              {"ok", "a%2Fb"},
-	}, got)
-	assert.Equal(t, before, h, "the header passed in is not changed")
-	assert.Nil(t, cleanHeader(r, nil))
 }
 
 // TestRedactorHeldBehindPointer: the structs of a Client that hold its
-// redactor print, with every verb, an address rather than the key, even
-// through an unexported field fmt reads by reflection.
+// redactor, and the redactor itself, print with every verb addresses
+// rather than the key, even through an unexported field fmt reads by
+// reflection.
 func TestRedactorHeldBehindPointer(t *testing.T) {
 	t.Parallel()
 	c, err := NewClient("https://api.example.com", benchKey)
 	require.NoError(t, err)
 	for _, v := range []any{
-		struct{ transport hopTransport }{*c.transport},
 		struct{ redact any }{c.redact},
 		struct{ redact *redactor }{c.redact},
+		c.redact,
+		*c.redact,
 	} {
 		for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%d", "%t"} {
 			out := fmt.Sprintf(verb, v)
 			assert.NotContains(t, out, "sk_live", verb)
-		}
-	}
-}
-
-// TestRedactorRounds: a text is read through up to maxRounds decodings
-// one inside another, and no further.
-func TestRedactorRounds(t *testing.T) {
-	t.Parallel()
-	r := newRedactor(benchKey)
-	deep := benchKey
-	for range maxRounds {
-		deep = url.QueryEscape(deep)
-	}
-	assert.True(t, r.holds(deep, maxRounds), "four rounds of percent-encoding")
-	assert.False(t, r.holds(url.QueryEscape(deep), maxRounds), "five rounds of percent-encoding are past the bound")
-	quoted, err := json.Marshal(url.QueryEscape(html.EscapeString(benchKey)))
-	require.NoError(t, err)
-	mixed := base64.StdEncoding.EncodeToString(quoted)
-	assert.True(t, r.holds(mixed, maxRounds), "base64 of JSON of percent of HTML")
-}
-
-// TestRedactorBase64AtAnyAlignment: the key's base64 is found wherever the
-// key's bytes start, also when other base64 characters are glued in front
-// of it (so the run does not start where the key's first byte does), in
-// either alphabet, padded or not; a key with one bit changed inside is not
-// taken for the key.
-func TestRedactorBase64AtAnyAlignment(t *testing.T) {
-	t.Parallel()
-	encodings := map[string]*base64.Encoding{
-		"std": base64.StdEncoding, "std unpadded": base64.RawStdEncoding,
-		"URL": base64.URLEncoding, "URL unpadded": base64.RawURLEncoding,
-	}
-	forms := map[string]func(enc *base64.Encoding, key string) string{
-		"form-encoded Basic": func(enc *base64.Encoding, key string) string {
-			return url.Values{"Authorization": {"Basic " + enc.EncodeToString([]byte("user:"+key))}}.Encode()
-		},
-		"token_ prefix": func(enc *base64.Encoding, key string) string {
-			return "token_" + enc.EncodeToString([]byte(key))
-		},
-		"one binary byte first": func(enc *base64.Encoding, key string) string { return enc.EncodeToString(append([]byte{0xff}, key...)) },
-		"two binary bytes first": func(enc *base64.Encoding, key string) string {
-			return enc.EncodeToString(append([]byte{0xfe, 0x00}, key...))
-		},
-		"four binary bytes first": func(enc *base64.Encoding, key string) string {
-			return enc.EncodeToString(append([]byte{1, 0x80, 0xc0, 0xff}, key...))
-		},
-		"binary bytes on each side": func(enc *base64.Encoding, key string) string {
-			return enc.EncodeToString(append(append([]byte{0xc3}, key...), 0xff, 0x00))
-		},
-	}
-	for i, key := range []string{benchKey, "sk_12345", `sk_ünï_cødé`, "sk_live_" + strings.Repeat("Zq9", 20)} {
-		r := newRedactor(key)
-		miss := []byte(key)
-		miss[4] ^= 1 // a bit every form encodes
-		for name, form := range forms {
-			for encName, enc := range encodings {
-				t.Run(fmt.Sprintf("key %d/%s/%s", i, name, encName), func(t *testing.T) {
-					t.Parallel()
-					text := "echo: " + form(enc, key) + " done"
-					got := r.string(text)
-					assert.True(t, r.holds(text, maxRounds), "%q: %q not found", key, text)
-					assert.False(t, r.holds(got, maxRounds), "%q: %q gave %q", key, text, got)
-					assert.Equal(t, "echo: ", got[:6], "the text around the unit is kept")
-					near := "echo: " + form(enc, string(miss)) + " done"
-					assert.Equal(t, near, r.string(near), "%q: a near miss is kept", key)
-				})
-			}
+			assert.NotContains(t, out, fmt.Sprintf(verb, []byte("sk_live")), verb)
 		}
 	}
 }
 
 // TestSecretValues holds which values secretValues finds in an API key
 // answer: those of the members named as APIKey's secret, at any depth, in
-// order, a duplicate name's values included, and which bodies it gives up
-// on (the caller withholds them).
+// order, a duplicate name's values included; which bodies are withheld
+// (ok false) and which cannot be read (err).
 func TestSecretValues(t *testing.T) {
 	t.Parallel()
 	var many strings.Builder
 	for i := range maxSecretValues + 1 {
 		fmt.Fprintf(&many, `{"token":"secret_%02d"},`, i)
 	}
+	const (
+		read       = iota // ok, and err nil
+		withheld          // not ok, err nil
+		unreadable        // err
+	)
 	for _, tc := range []struct {
 		name string
 		body string
 		want []string
-		ok   bool
+		is   int
 	}{
-		{"none", `{"error":"boom","code":"internal"}`, nil, true},
-		{"empty body", " ", nil, true},
-		{"top level", `{"id":"k1","key":"sk_new_1"}`, []string{"sk_new_1"}, true},
+		{"none", `{"error":"boom","code":"internal"}`, nil, read},
+		{"empty body", " ", nil, read},
+		{"top level", `{"id":"k1","key":"sk_new_1"}`, []string{"sk_new_1"}, read},
 		{"every name", `{"key":"v1","apiKey":"v2","api_key":"v3","API-KEY":"v4","Token":"v5","secret":"v6"}`,
-			[]string{"v1", "v2", "v3", "v4", "v5", "v6"}, true},
-		{"nested", `{"error":{"detail":{"created":[{"secret":"deep_1"}]}},"data":{"apikey":"deep_2"}}`, []string{"deep_1", "deep_2"}, true},
-		{"a duplicate name keeps both values", `{"key":"first_1","key":"second_2"}`, []string{"first_1", "second_2"}, true},
-		{"escaped name and value", `{"\u006bey":"sk\/new\u005f\"1\\"}`, []string{`sk/new_"1\`}, true},
-		{"other names ignored", `{"keys":"a","tokenId":"b","secretary":"c","name":"key","value":"token"}`, nil, true},
-		{"a value named key is not a name", `["key","sk_x"]`, nil, true},
-		{"not strings", `{"key":123,"token":null,"secret":{"id":"s1"},"apiKey":["a"],"n":1e999}`, nil, true},
-		{"repeats and placeholders", `{"key":"v1","token":"v1","secret":"","apiKey":"[REDACTED]"}`, []string{"v1"}, true},
-		{"JSON in a string", `{"error":"upstream said {\"key\":\"sk_emb_1\"}"}`, nil, false},
-		{"JSON in a string, a secret after it", `{"id":"k1","metadata":"{\"scopes\":[\"read\"]}","key":"sk_new_9a8b7c6d5e4f3a2b1c0d"}`,
-			[]string{"sk_new_9a8b7c6d5e4f3a2b1c0d"}, false},
+			[]string{"v1", "v2", "v3", "v4", "v5", "v6"}, read},
+		{"nested", `{"error":{"detail":{"created":[{"secret":"deep_1"}]}},"data":{"apikey":"deep_2"}}`, []string{"deep_1", "deep_2"}, read},
+		{"a duplicate name keeps both values", `{"key":"first_1","key":"second_2"}`, []string{"first_1", "second_2"}, read},
+		{"escaped name and value", `{"\u006bey":"sk\/new\u005f\"1\\"}`, []string{`sk/new_"1\`}, read},
+		{"other names ignored", `{"keys":"a","tokenId":"b","secretary":"c","name":"key","value":"token"}`, nil, read},
+		{"a Unicode case fold is not a name", `{"api` + "\u212a" + `ey":"sk_x_12345"}`, nil, read},
+		{"a value named key is not a name", `["key","sk_x"]`, nil, read},
+		{"not strings", `{"key":123,"token":null,"secret":{"id":"s1"},"apiKey":["a"],"n":1e999}`, nil, read},
+		{"repeats and placeholders", `{"key":"v1","token":"v1","secret":"","apiKey":"[REDACTED]"}`, []string{"v1"}, read},
+		{"several values", `{"key":"v1"} ["x"] {"token":"v2"}`, []string{"v1", "v2"}, read},
+		{"braces that start no object", `{"error":"field {name} is required, {} given"}`, nil, read},
 		{"a secret as deep as encoding/json reads", strings.Repeat("[", 9999) + `{"key":"sk_deep_1"}` + strings.Repeat("]", 9999),
-			[]string{"sk_deep_1"}, true},
-		{"nested deeper than encoding/json reads", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), nil, false},
-		{"JSON in a member name", `{"{\"key\":\"sk_emb_1\"}":1}`, nil, false},
-		{"braces that start no object", `{"error":"field {name} is required, {} given"}`, nil, true},
-		{"cut short", `{"error":"boom","key":"sk_new_12`, nil, false},
-		{"cut after a secret", `{"key":"sk_new_SECRET0123456789", "id": [`, []string{"sk_new_SECRET0123456789"}, false},
-		{"not JSON", `<html>key: sk_x</html>`, nil, false},
-		{"too many", "[" + strings.TrimSuffix(many.String(), ",") + "]", nil, false},
+			[]string{"sk_deep_1"}, read},
+		{"JSON in a string", `{"error":"upstream said {\"key\":\"sk_emb_1\"}"}`, nil, withheld},
+		{"JSON with spaces in a string", `{"error":"upstream said { \n \"key\":\"sk_emb_1\"}"}`, nil, withheld},
+		{"JSON in a string, a secret after it", `{"id":"k1","metadata":"{\"scopes\":[\"read\"]}","key":"sk_new_9a8b7c6d5e4f3a2b1c0d"}`,
+			[]string{"sk_new_9a8b7c6d5e4f3a2b1c0d"}, withheld},
+		{"JSON in a member name", `{"{\"key\":\"sk_emb_1\"}":1}`, nil, withheld},
+		{"nested deeper than encoding/json reads", strings.Repeat("[", 10001) + strings.Repeat("]", 10001), nil, unreadable},
+		{"cut short", `{"error":"boom","key":"sk_new_12`, nil, unreadable},
+		{"cut after a secret", `{"key":"sk_new_SECRET0123456789", "id": [`, []string{"sk_new_SECRET0123456789"}, unreadable},
+		{"a bad number before a secret", `{"n":01,"api\u005fkey":"sk_late_1"}`, nil, unreadable},
+		{"a byte order mark", "\ufeff" + `{"key":"sk_new_1"}`, nil, unreadable},
+		{"a closing bracket after", `{"key":"sk_new_1"}]`, []string{"sk_new_1"}, unreadable},
+		{"not JSON", `<html>key: sk_x</html>`, nil, unreadable},
+		{"too many", "[" + strings.TrimSuffix(many.String(), ",") + "]", nil, unreadable},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, ok := secretValues([]byte(tc.body))
-			assert.Equal(t, tc.ok, ok)
-			if tc.ok || tc.want != nil {
+			got, ok, err := secretValues([]byte(tc.body))
+			assert.Equal(t, tc.is == unreadable, err != nil, "err: %v", err)
+			if err == nil {
+				assert.Equal(t, tc.is == read, ok)
+			}
+			if tc.is != unreadable || tc.want != nil {
 				assert.Equal(t, tc.want, got)
 			}
 		})
 	}
 }
 
-// TestWithSecretsInAWithheldBody: a body cut after a secret, or with a
-// string holding a JSON object before one, is withheld, and the secret is
-// still cleaned from other text (the headers and request ID may echo it),
-// whatever Go's encoding/json says of a cut body.
+// TestWithSecretsInAWithheldBody: a body with a string holding a JSON
+// object is withheld, and the secrets it names are still cleaned from
+// other text (the headers and request ID may echo them); a body that
+// cannot be read takes every text with it but an empty one.
 func TestWithSecretsInAWithheldBody(t *testing.T) {
 	t.Parallel()
 	const secret = "sk_new_SECRET0123456789"
-	for _, body := range []string{
-		`{"key":"` + secret + `", "id": [`,
-		`{"id":"k1","metadata":"{\"scopes\":[\"read\"]}","key":"` + secret + `"}`,
-	} {
+	r, ok := newRedactor("sk_live_key_0001").withSecretsIn([]byte(`{"id":"k1","metadata":"{\"scopes\":[\"read\"]}","key":"` + secret + `"}`))
+	assert.False(t, ok)
+	assert.Equal(t, "id "+redacted, r.string("id "+secret))
+	for _, body := range []string{`{"key":"` + secret + `", "id": [`, "\ufeff" + `{"key":"` + secret + `"}`, `{"n":01,"key":"` + secret + `"}`} {
 		r, ok := newRedactor("sk_live_key_0001").withSecretsIn([]byte(body))
 		assert.False(t, ok, "withheld: %s", body)
-		assert.Equal(t, "id "+redacted, r.string("id "+secret), "the secret is cleaned from a header: %s", body)
+		assert.Equal(t, redacted, r.string("id "+secret), "every text is withheld: %s", body)
+		assert.Equal(t, redacted, r.string("201 Created"), "every text is withheld: %s", body)
+		assert.Equal(t, "", r.string(""), "but an empty one: %s", body)
+		h := cleanHeader(r, http.Header{"X-Echo": {secret}, "X-Other": {"a", "b"}})
+		assert.NotContains(t, fmt.Sprint(h), secret)
+		assert.NotContains(t, fmt.Sprint(h), "X-Other")
 	}
 }
 
 // TestWithSecretsIn: an error body holding a created key's secret is
 // cleaned of it in every form; one whose secrets cannot be redacted (one
 // shorter than MinAPIKeyLength characters or with white space, or a body
-// that cannot be read) is to be withheld, and the secrets read before are
-// still cleaned from other text; the redactor it extends is left as it
-// was.
+// that cannot be read) is to be withheld; the redactor it extends is left
+// as it was.
 func TestWithSecretsIn(t *testing.T) {
 	t.Parallel()
 	base := newRedactor("sk_live_key_0001")
@@ -450,15 +503,13 @@ func TestWithSecretsIn(t *testing.T) {
 			for _, form := range []string{secret, `sk_new\/`, `sk_new%2F`, `x_9`, "12345678"} {
 				assert.NotContains(t, clean, form)
 			}
-			assert.Equal(t, "sk_new_key_0002 12345678", base.string("sk_new_key_0002 12345678"), "the base redactor is unchanged")
 		})
 	}
 }
 
 // FuzzRedactor holds the redactor to its promise on any text: what it
-// returns holds no secret in any form it decodes, a text holding none is
-// returned as it is, and the key put into a text in any of the encodings
-// of keyForms is found.
+// returns holds no form of the key, a text holding none is returned as it
+// is, and the key put into a text in any form of keyForms is found.
 func FuzzRedactor(f *testing.F) {
 	f.Add("sk_live_12345678", []byte(`{"error":"x"}`), uint8(0))
 	f.Add(benchKey, []byte(`a\b&c%d e`), uint8(3))
@@ -503,8 +554,8 @@ func FuzzSecretValues(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		values, ok := secretValues(body)
-		if !ok {
+		values, ok, err := secretValues(body)
+		if !ok || err != nil {
 			return
 		}
 		if len(values) > maxSecretValues || slices.Contains(values, "") {
@@ -522,86 +573,3 @@ func FuzzSecretValues(f *testing.F) {
 
 // isSpaceOrControl is what NewClient refuses in a key.
 func isSpaceOrControl(c rune) bool { return unicode.IsSpace(c) || unicode.IsControl(c) }
-
-// TestLooseSecretScanIsBounded: the text scan of a body that is not JSON
-// to its end costs the same for a body four times as long, whatever the
-// body repeats: it reads a fixed number of members. It measures
-// allocation with MemStats, so it does not run in parallel.
-func TestLooseSecretScanIsBounded(t *testing.T) {
-	allocated := func(body []byte) uint64 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		secretValues(body)
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
-	}
-	for _, unit := range []string{`"key":"`, `"a":"`, `"x":"\`} {
-		small := allocated(bytes.Repeat([]byte(unit), 1<<20/len(unit)))
-		large := allocated(bytes.Repeat([]byte(unit), 4<<20/len(unit)))
-		if large > 2*small+1<<20 {
-			t.Errorf("%s repeated: %d bytes allocated for 4 MiB, %d for 1 MiB", unit, large, small)
-		}
-	}
-}
-
-// TestRedactorCaseFoldsOfOtherLengths: a letter whose case fold takes
-// another number of bytes (ſ for s, the Kelvin sign for k) is the key's
-// letter, for strings.EqualFold as for the pattern's (?i), and is cleaned.
-func TestRedactorCaseFoldsOfOtherLengths(t *testing.T) {
-	t.Parallel()
-	const key = "sk_live_Abi9xyz"
-	r := newRedactor(key)
-	for _, echo := range []string{strings.ReplaceAll(key, "s", "ſ"), strings.ReplaceAll(key, "k", "\u212a")} {
-		if !strings.EqualFold(echo, key) || !r.plain.MatchString(echo) {
-			t.Fatalf("%q: not a letter-case form of the key", echo)
-		}
-		if got := r.string("bad key " + echo); strings.Contains(got, echo) {
-			t.Errorf("%q kept: %q", echo, got)
-		}
-	}
-}
-
-// TestRedactorNestedBase64GluedToAWord: base64 of an escaped key glued to
-// a word or a path ("token_", "/v1/keys/"), at any alignment and in either
-// alphabet, is cleaned, in the redactor and in the APIError of a 400 that
-// echoes it.
-func TestRedactorNestedBase64GluedToAWord(t *testing.T) {
-	t.Parallel()
-	quoted, err := json.Marshal(url.QueryEscape(html.EscapeString(benchKey)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newRedactor(benchKey)
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawURLEncoding} {
-		nested := enc.EncodeToString(quoted)
-		for _, glue := range []string{"t", "to", "tok", "token_", "/v1/keys/"} {
-			text := "bad " + glue + nested + " here"
-			unglued := func(s string) string { return strings.Replace(s, glue, glue+" ", 1) }
-			if !r.holds(unglued(text), maxRounds) {
-				t.Fatalf("glue %q: the unglued text must hold the key", glue)
-			}
-			if got := r.string(text); r.holds(unglued(got), maxRounds) {
-				t.Errorf("glue %q: %q kept the key, base64 of an escaped key", glue, got)
-			}
-		}
-	}
-
-	body, _ := json.Marshal(map[string]string{"error": "invalid token_" + base64.StdEncoding.EncodeToString(quoted)})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusBadRequest)
-		_, _ = w.Write(body)
-	}))
-	defer srv.Close()
-	c, err := NewClient(srv.URL, benchKey, WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = c.Workspaces.List(context.Background(), nil)
-	if err == nil {
-		t.Fatal("want an error")
-	}
-	if msg := strings.Replace(err.Error(), "token_", "token_ ", 1); r.holds(msg, maxRounds) {
-		t.Errorf("the error holds the key, base64 of its escaped form: %v", err)
-	}
-}
