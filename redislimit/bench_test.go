@@ -45,7 +45,7 @@ func BenchmarkWait(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := lim.Wait(ctx); err != nil {
+		if err := acquire(ctx, lim); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -61,7 +61,7 @@ func BenchmarkWaitParallel(b *testing.B) {
 	ctx := context.Background()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if err := lim.Wait(ctx); err != nil {
+			if err := acquire(ctx, lim); err != nil {
 				b.Error(err)
 				return
 			}
