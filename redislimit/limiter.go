@@ -274,10 +274,14 @@ func (l *Limiter) ender(member string) func(answered bool) {
 		if called.Swap(true) || l.health.skipping(time.Now()) != nil {
 			return
 		}
+		mode := 0 // failed
+		if answered {
+			mode = 1
+		}
 		l.goSide(func() {
 			ctx, cancel := sideContext()
 			defer cancel()
-			if err := l.endScript.Run(ctx, l.rdb, []string{l.keys[0], l.keys[2]}, member, micros(time.Second+answerGuard), map[bool]int{false: 0, true: 1}[answered]).Err(); err != nil {
+			if err := l.endScript.Run(ctx, l.rdb, []string{l.keys[0], l.keys[2]}, member, micros(time.Second+answerGuard), mode).Err(); err != nil {
 				// The slot keeps the end its reservation gave it.
 				l.wentDown(err)
 			}

@@ -11,7 +11,7 @@ package redislimit
 // KEYS[3] the second (sorted set of when each request stops counting).
 // ARGV: perHour, perSecond, the caller's reserve of the hour and of the
 // second, the hour window (µs), how long after its release a request
-// counts in the second until it is answered (µs), the longest delay the
+// counts in the second until it is told how it ended (µs), the longest delay the
 // caller accepts (µs), the request's member, the spacing between slots
 // (µs).
 // It returns {delay µs, reason, hold in place (0/1), reserved (0/1),
@@ -24,7 +24,8 @@ package redislimit
 // plus the window fixes it.
 //
 // The second: each member's score is when it stops counting (its release
-// plus ARGV[6]; the answer script moves it to a second after the answer).
+// plus ARGV[6]; the end script moves it to a second after the answer or
+// the failure).
 // Releases only grow, so at the new slot's release every member of the
 // second has been released, and the most members counting at any time
 // from then on is the number counting at the release: fewer than the
