@@ -20,12 +20,14 @@ const (
 )
 
 // The slot rule. A server counts a request when it arrives, somewhere
-// between its release and its answer, so a request holds a slot of the
-// rolling second from its release:
-//   - answered, until a second after its answer;
+// between its release and its answer, and at the latest maxTransit after
+// its release. So a request holds a slot of the rolling second from its
+// release:
+//   - answered, until a second after its answer, or after release +
+//     maxTransit when that is sooner;
 //   - with no answer (a timeout, a reset, a context that ended in flight),
 //     until a second after the later of its failure and release +
-//     maxTransit, the latest a late-reading server may still count it;
+//     maxTransit: a late-reading server may count it until then;
 //   - given up before its release, not at all: its slots are given back.
 //
 // A request sent holds its slot of the hour until an hour after its
@@ -60,7 +62,7 @@ type Limiter interface {
 	// earlier hold. The client keeps the hold for its own requests; a
 	// limiter shared by several clients keeps it for all of them.
 	Hold(ctx context.Context, d time.Duration)
-	// Budget returns what the limiter has left; sending nothing.
+	// Budget returns what the limiter has left, sending nothing.
 	Budget(ctx context.Context) (Budget, error)
 }
 
@@ -192,22 +194,15 @@ func withReserve(l attemptLimiter, perHour, perSecond int) (attemptLimiter, erro
 	if !ok {
 		return nil, invalidArgument("WithReserve(%d, %d): the client's limiter is off or is not the built-in one (NewLimiter); use that limiter's own reserve (such as redislimit.WithReserve)", perHour, perSecond)
 	}
-	b.reserve = windowReserve{perHour: perHour, perSecond: perSecond}
-	if err := b.reserve.check(b.hour.size, b.second.size, "the client's limits"); err != nil {
-		return nil, err
+	if perHour < 0 || perSecond < 0 || perHour >= b.hour.size || perSecond >= b.second.size {
+		return nil, invalidArgument("WithReserve(%d, %d): a reserve must be at least 0 and smaller than the client's limits, %d an hour and %d a second", perHour, perSecond, b.hour.size, b.second.size)
 	}
+	b.reserve = windowReserve{perHour: perHour, perSecond: perSecond}
 	return b, nil
 }
 
 // windowReserve is what a client leaves free in each window (WithReserve).
 type windowReserve struct{ perHour, perSecond int }
-
-func (r windowReserve) check(perHour, perSecond int, of string) error {
-	if r.perHour < 0 || r.perSecond < 0 || r.perHour >= perHour || r.perSecond >= perSecond {
-		return invalidArgument("WithReserve(%d, %d): a reserve must be at least 0 and smaller than %s, %d an hour and %d a second", r.perHour, r.perSecond, of, perHour, perSecond)
-	}
-	return nil
-}
 
 // otherLimiter is a Limiter from outside the core, or none, behind the
 // server's hold, which the client keeps for its own requests whatever the
@@ -293,13 +288,8 @@ func (l *windowLimiter) Hold(_ context.Context, d time.Duration) { l.update(l.no
 
 // Budget returns the limits, the slots held (by waiting requests too) and
 // the end of the server's hold.
-func (l *windowLimiter) Budget(context.Context) (Budget, error) {
-	l.mu.Lock()
-	at := l.now().Sub(l.origin)
-	b := Budget{PerHour: l.hour.size, PerSecond: l.second.size, UsedHour: l.hour.held(at), UsedSecond: l.second.held(at)}
-	l.mu.Unlock()
-	b.HoldUntil = l.end()
-	return b, nil
+func (l *windowLimiter) Budget(ctx context.Context) (Budget, error) {
+	return builtinLimiter{windowLimiter: l}.Budget(ctx)
 }
 
 // done moves t's slot of the second to a second after now: sooner when
@@ -415,12 +405,15 @@ func (l builtinLimiter) feedback(_ context.Context, sent time.Time, d time.Durat
 	l.update(sent, d)
 }
 
-// Budget is the shared limiter's, its limits less the client's reserve.
-func (l builtinLimiter) Budget(ctx context.Context) (Budget, error) {
-	b, err := l.windowLimiter.Budget(ctx)
-	b.PerHour -= l.reserve.perHour
-	b.PerSecond -= l.reserve.perSecond
-	return b, err
+// Budget is the limiter's, with its limits less the client's reserve.
+func (l builtinLimiter) Budget(context.Context) (Budget, error) {
+	l.mu.Lock()
+	at := l.now().Sub(l.origin)
+	b := Budget{PerHour: l.hour.size - l.reserve.perHour, PerSecond: l.second.size - l.reserve.perSecond,
+		UsedHour: l.hour.held(at), UsedSecond: l.second.held(at)}
+	l.mu.Unlock()
+	b.HoldUntil = l.end()
+	return b, nil
 }
 
 // window is one rolling window: when each slot frees, in ascending order.
@@ -519,12 +512,10 @@ func (h *serverHold) waitOut(ctx context.Context, limit maxWaitLimit, rec *waitR
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-time.After(d):
 		return nil
 	}
 }
