@@ -191,7 +191,7 @@ func (l *Limiter) Acquire(ctx context.Context, maxWait time.Duration) (done func
 	if err != nil {
 		return nil, err
 	}
-	return l.ender(member), nil
+	return l.doneFunc(member), nil
 }
 
 // maxWaitLimit is the max wait a call honours, and the setting it comes from.
@@ -265,10 +265,10 @@ func (l *Limiter) checkWait(ctx context.Context, r reservation, limit maxWaitLim
 	return ctx.Err()
 }
 
-// ender returns the done func of the slot member: its first call moves
+// doneFunc returns the done func of the slot member: its first call moves
 // the slot's end in the second to a second (and answerGuard) after Redis's
 // now, sooner when answered, later when the request failed.
-func (l *Limiter) ender(member string) func(answered bool) {
+func (l *Limiter) doneFunc(member string) func(answered bool) {
 	var called atomic.Bool
 	return func(answered bool) {
 		if called.Swap(true) || l.health.skipping(time.Now()) != nil {
@@ -396,7 +396,7 @@ func (l *Limiter) remove(member string) {
 // the round trip while ctx lasts. The fallback is told too, so that it
 // keeps the hold if Redis goes away.
 //
-// An end ends only a hold stored at least a second before (liftGrace): a
+// d == 0 ends only a hold stored at least a second before (liftGrace): a
 // response that says requests remain may come from a request sent before
 // the hold, and then carries older news. Hold is not told when that
 // request was sent, so the second stands for it.
