@@ -365,7 +365,7 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 }
 
 // TestServerHold: a hold is kept by the built-in limiter and by a client
-// around another Limiter or none; a Lift lifts it only when the request
+// around another Limiter or none; an end (0) lifts it only when the request
 // answered was sent after the last hold was asked for.
 func TestServerHold(t *testing.T) {
 	t.Parallel()

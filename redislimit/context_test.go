@@ -109,7 +109,7 @@ func TestHungRedisGivesTheSlotBack(t *testing.T) {
 		return acquire(ctx, lim)
 	})
 	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Wait = %v, want context.DeadlineExceeded", err)
+		t.Fatalf("Acquire = %v, want context.DeadlineExceeded", err)
 	}
 	srv.Resume()
 	lim.side.Wait()
@@ -200,7 +200,7 @@ func TestStaleAnswerKeepsTheHold(t *testing.T) {
 			err = acquire(context.Background(), other)
 			var apiErr *seoapi.APIError
 			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < 20*time.Second {
-				t.Errorf("Wait after the stale answer = %v, want a refusal: the hold of 30 s stands", err)
+				t.Errorf("Acquire after the stale answer = %v, want a refusal: the hold of 30 s stands", err)
 			}
 		})
 	}

@@ -175,7 +175,7 @@ func TestHourlyBudgetRefusesAtOnce(t *testing.T) {
 				t.Errorf("error %q does not name the hourly limit", err)
 			}
 		default:
-			t.Fatalf("Wait: %v", err)
+			t.Fatalf("Acquire: %v", err)
 		}
 	}
 	if ok != 20 || refused != 10 {
@@ -231,7 +231,7 @@ func TestRefusalsGiveSlotsBack(t *testing.T) {
 			err := acquire(ctx, lim)
 			var apiErr *seoapi.APIError
 			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.StatusCode != 0 || apiErr.RetryAfter <= tc.timeout {
-				t.Fatalf("Wait = %v, want a refusal matching ErrRateLimited", err)
+				t.Fatalf("Acquire = %v, want a refusal matching ErrRateLimited", err)
 			}
 			if !strings.Contains(err.Error(), tc.reason) || !strings.Contains(err.Error(), tc.why) {
 				t.Errorf("error %q does not say %q and %q", err, tc.reason, tc.why)
@@ -255,17 +255,17 @@ func TestCancelGivesSlotBack(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- acquire(ctx, lim) }()
-	// The second Wait has reserved its slot when the set holds two.
+	// The second Acquire has reserved its slot when the set holds two.
 	for len(scores(t, rdb, "cancel")) < 2 {
 		select {
 		case err := <-done:
-			t.Fatalf("Wait returned %v before it was cancelled", err)
+			t.Fatalf("Acquire returned %v before it was cancelled", err)
 		default:
 		}
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Wait = %v, want context.Canceled", err)
+		t.Fatalf("Acquire = %v, want context.Canceled", err)
 	}
 	lim.side.Wait() // the slot of a cancelled wait is given back in the background
 	if n := len(scores(t, rdb, "cancel")); n != 1 {
@@ -338,7 +338,7 @@ func TestRedisDownWithoutFallback(t *testing.T) {
 		err := acquire(context.Background(), lim)
 		var unavailable *UnavailableError
 		if !errors.As(err, &unavailable) || !errors.Is(err, seoapi.ErrConnection) {
-			t.Fatalf("Wait = %v, want an *UnavailableError matching ErrConnection", err)
+			t.Fatalf("Acquire = %v, want an *UnavailableError matching ErrConnection", err)
 		}
 		if !strings.Contains(err.Error(), `Redis cannot be reached for budget "down", so nothing was sent`) {
 			t.Errorf("error %q does not say Redis cannot be reached", err)
@@ -346,7 +346,7 @@ func TestRedisDownWithoutFallback(t *testing.T) {
 	}
 	srv.Start()
 	if err := acquire(context.Background(), lim); err != nil {
-		t.Fatalf("Wait after Redis came back: %v", err)
+		t.Fatalf("Acquire after Redis came back: %v", err)
 	}
 	if n := len(scores(t, rdb, "down")); n != 1 {
 		t.Errorf("%d slots in the restarted Redis, want 1", n)
@@ -368,7 +368,7 @@ func TestRedisDownUsesFallback(t *testing.T) {
 		srv.Stop()
 		for range 5 {
 			if err := acquire(context.Background(), lim); err != nil {
-				t.Fatalf("Wait during outage %d: %v", outage, err)
+				t.Fatalf("Acquire during outage %d: %v", outage, err)
 			}
 		}
 		if got := fallback.waits.Load() - before; got != 5 {
@@ -435,7 +435,7 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	err = acquire(ctx, b)
 	var apiErr *seoapi.APIError
 	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter <= 100*time.Millisecond || apiErr.RetryAfter > hold {
-		t.Fatalf("Wait during the hold = %v, want a refusal with RetryAfter the rest of the %s", err, hold)
+		t.Fatalf("Acquire during the hold = %v, want a refusal with RetryAfter the rest of the %s", err, hold)
 	}
 	if !strings.Contains(err.Error(), "server rate limit") {
 		t.Errorf("error %q does not name the server's hold", err)
@@ -461,7 +461,7 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 		t.Fatal("the lift did not end the hold")
 	}
 	if err := acquire(ctx, b); err != nil {
-		t.Fatalf("Wait after the lift: %v", err)
+		t.Fatalf("Acquire after the lift: %v", err)
 	}
 
 	// With no hold seen, a lift costs no round trip.
@@ -486,7 +486,7 @@ func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		acquire bool
-	}{{"Wait", false}, {"Acquire", true}} {
+	}{{"answered", false}, {"failed", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			name := "queued-" + tc.name
@@ -611,7 +611,7 @@ func TestGivenBackSlotKeepsTheHourFull(t *testing.T) {
 		err := acquire(context.Background(), lim)
 		var apiErr *seoapi.APIError
 		if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < 55*time.Minute {
-			t.Fatalf("Wait %d on a full hour = %v, want a refusal of about an hour", i+4, err)
+			t.Fatalf("Acquire %d on a full hour = %v, want a refusal of about an hour", i+4, err)
 		}
 		if !strings.Contains(err.Error(), "(WithMaxWait)") {
 			t.Errorf("error %q does not name the client's max wait", err)
@@ -675,10 +675,10 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	}
 }
 
-// waitCounts counts the outcomes of Waits.
+// waitCounts counts the outcomes of Acquires.
 type waitCounts struct{ ok, unavailable, other atomic.Int32 }
 
-// waitUntil calls l.Wait until stop is closed, counting the outcomes.
+// waitUntil calls Acquire until stop is closed, counting the outcomes.
 func (c *waitCounts) waitUntil(l *Limiter, stop <-chan struct{}) {
 	for {
 		select {

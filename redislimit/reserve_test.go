@@ -57,7 +57,7 @@ func TestReserveKeepsTheHourForOthers(t *testing.T) {
 	}
 }
 
-// admitted makes up to n Waits until one is refused, checks the refusal
+// admitted makes up to n Acquires until one is refused, checks the refusal
 // (an hour's wait, nothing reserved, the limit named), and returns how
 // many went through.
 func admitted(t *testing.T, l *Limiter, n int, reason string) int {
@@ -69,7 +69,7 @@ func admitted(t *testing.T, l *Limiter, n int, reason string) int {
 		}
 		var apiErr *seoapi.APIError
 		if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.StatusCode != 0 || apiErr.RetryAfter < 59*time.Minute {
-			t.Fatalf("Wait %d = %v, want a refusal of about an hour", i+1, err)
+			t.Fatalf("Acquire %d = %v, want a refusal of about an hour", i+1, err)
 		}
 		if !strings.Contains(err.Error(), reason) {
 			t.Errorf("refusal %q does not say %q", err, reason)
