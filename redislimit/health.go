@@ -83,5 +83,8 @@ func (l *Limiter) withoutRedis(ctx context.Context, err error, maxWait time.Dura
 	if l.fallback == nil {
 		return nil, &UnavailableError{Name: l.name, Err: err}
 	}
-	return l.fallback.Acquire(ctx, l.limitFor(maxWait).d)
+	if maxWait < 0 && l.maxWait > 0 {
+		maxWait = l.maxWait // the client set none: this limiter's own bound
+	}
+	return l.fallback.Acquire(ctx, maxWait)
 }
