@@ -149,7 +149,7 @@ func TestRetryLoopEdges(t *testing.T) {
 			return resp, err
 		}, result{kinds: []error{seoapi.ErrConnection}, outcomeUnknown: true, attempts: 1, nilResp: true}},
 		{"limiter refuses", func(t *testing.T) (*seoapi.Response, error) {
-			c, err := seoapi.NewClient("https://api.example.com", testKey, seoapi.WithLimiter(refuseLimiter{}))
+			c, err := seoapi.NewClient("https://api.example.com", testKey, seoapi.WithLimiter(waitFunc(refuseLimiter{}.Wait)))
 			require.NoError(t, err)
 			_, resp, err := c.Projects.List(context.Background(), "ws", nil)
 			return resp, err
@@ -227,7 +227,7 @@ func TestRefusalAfterAnAttempt(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, respond(503, `{"error":"down"}`))
 	log := &eventLog{}
-	c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(&refuseSecond{}), seoapi.WithRetryWait(time.Millisecond, time.Millisecond), seoapi.WithObserver(log))
+	c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(waitFunc((&refuseSecond{}).Wait)), seoapi.WithRetryWait(time.Millisecond, time.Millisecond), seoapi.WithObserver(log))
 	require.NoError(t, err)
 	_, resp, err := c.Projects.List(context.Background(), "ws", nil)
 	require.NotNil(t, resp)

@@ -81,7 +81,7 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 			maxRetries: DefaultMaxRetries,
 			waitMin:    DefaultRetryWaitMin,
 			waitMax:    DefaultRetryWaitMax,
-			maxWait:    DefaultMaxWait,
+			maxWait:    -1, // none set: the limiter's own bound, else DefaultMaxWait
 		},
 	}
 	for _, opt := range opts {

@@ -286,7 +286,7 @@ func (ctxLimiter) Wait(ctx context.Context) error {
 func TestContextErrorMatchesNoKind(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, respond(200, `[]`))
-	c := newLimitedClient(t, rec.srv.URL, ctxLimiter{})
+	c := newLimitedClient(t, rec.srv.URL, waitFunc(ctxLimiter{}.Wait))
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, _, err := c.Workspaces.List(ctx, nil)

@@ -129,7 +129,7 @@ func (handBuiltRefusal) Wait(context.Context) error {
 func TestHandBuiltRefusalHasOneKind(t *testing.T) {
 	t.Parallel()
 	srv := seoapitest.NewServer(t)
-	c, err := seoapi.NewClient(srv.URL(), srv.Key(), seoapi.WithLimiter(handBuiltRefusal{}))
+	c, err := seoapi.NewClient(srv.URL(), srv.Key(), seoapi.WithLimiter(waitFunc(handBuiltRefusal{}.Wait)))
 	require.NoError(t, err)
 	for _, call := range []func() error{
 		func() error {
@@ -160,7 +160,7 @@ func TestSharedRefusalStaysTheLimiters(t *testing.T) {
 	t.Parallel()
 	shared := seoapi.RefuseWait(time.Hour, "fleet limit: too long")
 	srv := seoapitest.NewServer(t)
-	c, err := seoapi.NewClient(srv.URL(), srv.Key(), seoapi.WithLimiter(sharedRefusal{shared}))
+	c, err := seoapi.NewClient(srv.URL(), srv.Key(), seoapi.WithLimiter(waitFunc(sharedRefusal{shared}.Wait)))
 	require.NoError(t, err)
 	var wg sync.WaitGroup
 	for _, ws := range []string{"ws_1", "ws_2", "ws_3", "ws_4"} {

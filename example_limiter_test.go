@@ -16,21 +16,24 @@ import (
 // lets one request go every gap. It is safe for concurrent use, as a
 // Limiter must be.
 type pacer struct {
-	gap  time.Duration
-	mu   sync.Mutex
-	next time.Time // when the next request may go
+	gap      time.Duration
+	mu       sync.Mutex
+	next     time.Time // when the next request may go
+	answered int
 }
 
-func (p *pacer) Wait(ctx context.Context) error {
+func (p *pacer) Acquire(ctx context.Context, maxWait time.Duration) (func(answered bool), error) {
+	if maxWait < 0 {
+		maxWait = seoapi.DefaultMaxWait // the client set none, and the pacer has no bound of its own
+	}
 	p.mu.Lock()
 	now := time.Now()
 	d := max(p.next.Sub(now), 0)
-	// CheckWait applies the calling client's WithMaxWait, which the client
-	// puts in ctx, and ctx's deadline: a wait longer than either is
-	// refused at once with an error matching seoapi.ErrRateLimited.
-	if err := seoapi.CheckWait(ctx, d, 0, "pacer"); err != nil {
+	if deadline, ok := ctx.Deadline(); d > maxWait || ok && now.Add(d).After(deadline) {
 		p.mu.Unlock()
-		return err
+		// Refused at once: the call fails with an error matching
+		// seoapi.ErrRateLimited, nothing sent.
+		return nil, seoapi.RefuseWait(d, fmt.Sprintf("pacer: wait of %s is too long", d))
 	}
 	p.next = now.Add(d + p.gap)
 	p.mu.Unlock()
@@ -39,13 +42,27 @@ func (p *pacer) Wait(ctx context.Context) error {
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
+	return func(answered bool) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if answered {
+			p.answered++
+		}
+	}, nil
 }
 
-func ExampleCheckWait() {
+// Hold does nothing: the client keeps the server's hold for its own
+// requests, and the pacer is shared by no other process.
+func (p *pacer) Hold(context.Context, time.Duration) {}
+
+func (p *pacer) Budget(context.Context) (seoapi.Budget, error) {
+	return seoapi.Budget{PerHour: int(time.Hour / p.gap), PerSecond: 1}, nil
+}
+
+func ExampleLimiter() {
 	fake := seoapitest.New()
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
@@ -76,11 +93,11 @@ func ExampleCheckWait() {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	_, _, err = patient.Workspaces.List(ctx, nil)
-	fmt.Println("third:", errors.Is(err, seoapi.ErrRateLimited), "sent:", len(fake.Requests()))
+	fmt.Println("third:", errors.Is(err, seoapi.ErrRateLimited), "sent:", len(fake.Requests()), "answered:", lim.answered)
 	// Output:
 	// first: <nil>
 	// second: 0 true true
-	// third: true sent: 1
+	// third: true sent: 1 answered: 1
 }
 
 func ExampleClient_Budget() {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
-	"sync/atomic"
 
 	"github.com/seoapi/seoapi-go"
 	"github.com/seoapi/seoapi-go/seoapitest"
@@ -48,7 +47,8 @@ func ExampleWithReserve_batchBesideAService() {
 		}
 		sent++
 	}
-	fmt.Println("batch:", sent)
+	b, _ := batch.Budget(ctx)
+	fmt.Println("batch:", sent, "of", b.PerHour)
 
 	served := 0
 	for range 30 {
@@ -58,43 +58,6 @@ func ExampleWithReserve_batchBesideAService() {
 	}
 	fmt.Println("service:", served)
 	// Output:
-	// batch: 70
+	// batch: 70 of 70
 	// service: 30
-}
-
-// answerCounter is a Limiter written outside the SDK that is told when
-// each request it let go was answered.
-type answerCounter struct{ waiting, answered atomic.Int64 }
-
-func (l *answerCounter) Wait(ctx context.Context) error {
-	_, err := l.Acquire(ctx)
-	return err
-}
-
-func (l *answerCounter) Acquire(ctx context.Context) (func(), error) {
-	// A real limiter waits here for a slot, refusing a wait longer than
-	// the client's max wait with seoapi.CheckWait.
-	if err := seoapi.CheckWait(ctx, 0, 0, "answer counter"); err != nil {
-		return nil, err
-	}
-	l.waiting.Add(1)
-	return func() { l.waiting.Add(-1); l.answered.Add(1) }, nil
-}
-
-func ExampleSlotLimiter() {
-	fake := seoapitest.New()
-	srv := httptest.NewServer(fake)
-	defer srv.Close()
-	key, _ := fake.IssueKey(seoapitest.PlanEnterprise)
-	url := srv.URL
-
-	lim := &answerCounter{}
-	client, _ := seoapi.NewClient(url, key, seoapi.WithLimiter(lim))
-	for range 3 {
-		if _, _, err := client.Workspaces.List(context.Background(), nil); err != nil {
-			fmt.Println(err)
-		}
-	}
-	fmt.Println("answered:", lim.answered.Load(), "waiting for an answer:", lim.waiting.Load())
-	// Output: answered: 3 waiting for an answer: 0
 }

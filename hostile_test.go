@@ -674,7 +674,7 @@ func TestContextEndingIsTheContextsError(t *testing.T) {
 			t.Parallel()
 			srv := newCountingServer(t, nil)
 			lim := blockingLimiter{waiting: make(chan struct{}, 1)}
-			c := hostileClientLimited(t, srv.URL, seoapi.WithLimiter(lim))
+			c := hostileClientLimited(t, srv.URL, seoapi.WithLimiter(waitFunc(lim.Wait)))
 			ctx, cancel := context.WithCancel(context.Background())
 			go func() {
 				<-lim.waiting
@@ -1077,7 +1077,7 @@ func TestLimiterFailureHasOneKind(t *testing.T) {
 					limErr = seoapi.RefuseWait(time.Hour, "fleet limit: wait of 1h0m0s exceeds the max wait of 1m0s (WithMaxWait)")
 				}
 				srv := newCountingServer(t, nil)
-				c := hostileClientLimited(t, srv.URL, seoapi.WithLimiter(brokenLimiter{limErr}))
+				c := hostileClientLimited(t, srv.URL, seoapi.WithLimiter(waitFunc(brokenLimiter{limErr}.Wait)))
 				_, err := callMethod(context.Background(), c, method)
 				ae := requireOneKind(t, err, tc.kind)
 				assert.False(t, errors.Is(err, seoapi.ErrOutcomeUnknown), "nothing was sent: %v", err)

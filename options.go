@@ -131,24 +131,11 @@ func (rl *rateLimitConfig) check() error {
 	if rl.limiter != nil && (rl.limits || rl.off) || rl.limits && rl.off {
 		return invalidArgument("conflicting limiter options: give one of WithLimiter, WithRateLimit and WithoutRateLimit")
 	}
-	r, perHour, perSecond, of := rl.reserve, rl.perHour, rl.perSecond, "the client's limits (WithRateLimit)"
-	if r == (windowReserve{}) {
+	if rl.reserve == (windowReserve{}) {
 		return nil
 	}
-	switch l := rl.limiter.(type) {
-	case *windowLimiter:
-		perHour, perSecond, of = l.hour.size, l.second.size, "the shared limiter's limits (NewLimiter)"
-	case nil:
-		if rl.off {
-			return invalidArgument("WithReserve(%d, %d): the client-side limiter is off (WithoutRateLimit)", r.perHour, r.perSecond)
-		}
-	default:
-		return invalidArgument("WithReserve(%d, %d): the Limiter given with WithLimiter (%T) is not the built-in one (NewLimiter); use that limiter's own reserve (such as redislimit.WithReserve)", r.perHour, r.perSecond, l)
-	}
-	if r.perHour >= perHour || r.perSecond >= perSecond {
-		return invalidArgument("WithReserve(%d, %d): a reserve must be smaller than %s, %d an hour and %d a second", r.perHour, r.perSecond, of, perHour, perSecond)
-	}
-	return nil
+	_, err := withReserve(newAttemptLimiter(*rl, time.Now), rl.reserve.perHour, rl.reserve.perSecond)
+	return err
 }
 
 // WithRateLimit sets the built-in limiter's limits: at most perHour requests
@@ -161,9 +148,9 @@ func WithRateLimit(perHour, perSecond int) Option {
 }
 
 // WithLimiter replaces the built-in limiter with l, such as one shared by
-// every client of the key (NewLimiter) or a fleet's; the server's hold is told
-// to l if a FeedbackLimiter, else kept by the client. Any two of WithLimiter,
-// WithRateLimit and WithoutRateLimit fail NewClient with ErrInvalidArgument.
+// every client of the key (NewLimiter) or a fleet's (redislimit). Any two of
+// WithLimiter, WithRateLimit and WithoutRateLimit fail NewClient with
+// ErrInvalidArgument.
 func WithLimiter(l Limiter) Option {
 	return option(l != nil, func(cfg *clientConfig) { cfg.rateLimit.limiter = l }, "WithLimiter: nil Limiter")
 }
@@ -180,9 +167,10 @@ func WithoutRateLimit() Option {
 // its limiter (NewLimiter), for batch work beside a service on the same
 // key: a request goes only while, after it, that many slots stay free.
 // Otherwise it waits, without keeping the others waiting, or fails at
-// once with ErrRateLimited when the wait is longer than the max wait. A
-// negative value, a reserve as large as the limit, WithoutRateLimit, or a
-// Limiter other than NewLimiter's fails NewClient with ErrInvalidArgument.
+// once with ErrRateLimited when the wait is longer than the max wait.
+// Client.Budget then reports the limits less the reserve. A negative
+// value, a reserve as large as the limit, WithoutRateLimit, or a Limiter
+// other than NewLimiter's fails NewClient with ErrInvalidArgument.
 func WithReserve(perHour, perSecond int) Option {
 	return option(perHour >= 0 && perSecond >= 0, func(cfg *clientConfig) {
 		cfg.rateLimit.reserve = windowReserve{perHour: perHour, perSecond: perSecond}

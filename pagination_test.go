@@ -540,7 +540,7 @@ func TestAllUsesLimiterAndRetries(t *testing.T) {
 		fmt.Fprintf(w, `[{"id":"p%d"}]`, max(page, 1))
 	}))
 	defer srv.Close()
-	c, err := seoapi.NewClient(srv.URL, testKey, seoapi.WithLimiter(lim), seoapi.WithRetryWait(0, 0))
+	c, err := seoapi.NewClient(srv.URL, testKey, seoapi.WithLimiter(waitFunc(lim.Wait)), seoapi.WithRetryWait(0, 0))
 	require.NoError(t, err)
 	items, errs := collect(c.Workspaces.All(context.Background(), nil))
 	assert.Empty(t, errs)

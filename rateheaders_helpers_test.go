@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// rateFeedback is what the attempt tells the limiter of a response with
-// status and headers h.
-func rateFeedback(status int, h http.Header, now time.Time) (RateFeedback, bool) {
+// rateFeedback is the hold the attempt tells the limiter of a response
+// with status and headers h (0 ends one).
+func rateFeedback(status int, h http.Header, now time.Time) (time.Duration, bool) {
 	r := readRateHeaders(h, now)
 	return r.hold(status, now)
 }

@@ -49,29 +49,39 @@ func onClock(perHour, perSecond int, maxWait time.Duration, clk *clock) *windowL
 // builtin is l as a client without a reserve uses it.
 func builtin(l *windowLimiter) attemptLimiter { return builtinLimiter{windowLimiter: l} }
 
+// acquireNow lets one request go through l for a client that set no max
+// wait, and reports it answered at once.
+func acquireNow(ctx context.Context, l Limiter) error {
+	done, err := l.Acquire(ctx, -1)
+	if err == nil {
+		done(true)
+	}
+	return err
+}
+
 func TestWindowLimiterHourIsExactAndRolling(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
 	l := newWindowLimiter(3, 1000, time.Minute, clk.now)
 	ctx := context.Background()
 	for i := range 3 {
-		require.NoError(t, l.Wait(ctx), i)
+		require.NoError(t, acquireNow(ctx, l), i)
 		clk.advance(10 * time.Minute)
 	}
 	// 30 minutes in, the hour holds 3: the 4th must wait for the first to
 	// leave the window at 1h (+ guard), which is beyond maxWait.
-	err := l.Wait(ctx)
+	err := acquireNow(ctx, l)
 	require.ErrorIs(t, err, ErrRateLimited)
 	var apiErr *APIError
 	require.True(t, errors.As(err, &apiErr))
 	assert.Equal(t, 30*time.Minute+hourGuard, apiErr.RetryAfter)
 
 	clk.advance(30*time.Minute + hourGuard)
-	require.NoError(t, l.Wait(ctx), "the first request left the window")
-	err = l.Wait(ctx)
+	require.NoError(t, acquireNow(ctx, l), "the first request left the window")
+	err = acquireNow(ctx, l)
 	require.ErrorIs(t, err, ErrRateLimited, "only one slot freed")
 	clk.advance(10 * time.Minute)
-	require.NoError(t, l.Wait(ctx), "the second left too")
+	require.NoError(t, acquireNow(ctx, l), "the second left too")
 }
 
 func TestWindowLimiterNeverMoreThanLimitInAnyHour(t *testing.T) {
@@ -83,7 +93,7 @@ func TestWindowLimiterNeverMoreThanLimitInAnyHour(t *testing.T) {
 	l := newWindowLimiter(perHour, 1_000_000, time.Nanosecond, clk.now)
 	var sent []time.Time
 	for len(sent) < 3*perHour {
-		err := l.Wait(context.Background())
+		err := acquireNow(context.Background(), l)
 		var apiErr *APIError
 		if errors.As(err, &apiErr) {
 			// Refused as longer than maxWait: jump the clock instead of sleeping.
@@ -186,7 +196,7 @@ func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
 		assert.Empty(t, rec, "request %d waited", i)
 	}
 	// The 51st waits until the first leaves the second and its guard.
-	err := l.Wait(ctx)
+	err := acquireNow(ctx, l)
 	require.ErrorIs(t, err, ErrRateLimited)
 	var apiErr *APIError
 	require.True(t, errors.As(err, &apiErr))
@@ -194,15 +204,15 @@ func TestWindowLimiterSecondIsExactAndRolling(t *testing.T) {
 	assert.Contains(t, apiErr.Message, "per-second limit")
 
 	clk.advance(time.Second + secondGuard)
-	require.NoError(t, l.Wait(ctx), "the burst left the window")
+	require.NoError(t, acquireNow(ctx, l), "the burst left the window")
 	clk.advance(400 * time.Millisecond)
 	for i := range 49 {
-		require.NoError(t, l.Wait(ctx), "slot %d of the rolling second", i)
+		require.NoError(t, acquireNow(ctx, l), "slot %d of the rolling second", i)
 	}
-	err = l.Wait(ctx)
+	err = acquireNow(ctx, l)
 	require.ErrorIs(t, err, ErrRateLimited, "50 released within the last second")
 	require.True(t, errors.As(err, &apiErr))
-	assert.Equal(t, time.Second+releaseGuard-400*time.Millisecond, apiErr.RetryAfter, "until the oldest of them leaves")
+	assert.Equal(t, time.Second+secondGuard-400*time.Millisecond, apiErr.RetryAfter, "until the oldest of them leaves")
 }
 
 // TestWindowLimiterNeverMoreThanLimitInAnyWindow drives both levels with
@@ -215,7 +225,7 @@ func TestWindowLimiterNeverMoreThanLimitInAnyWindow(t *testing.T) {
 	steps := []time.Duration{0, time.Millisecond, 0, 90 * time.Millisecond, 3 * time.Millisecond, 0, 500 * time.Millisecond, 17 * time.Second}
 	var sent []time.Time
 	for i := 0; len(sent) < 3*perHour; i++ {
-		err := l.Wait(context.Background())
+		err := acquireNow(context.Background(), l)
 		var apiErr *APIError
 		if errors.As(err, &apiErr) {
 			clk.advance(apiErr.RetryAfter)
@@ -324,10 +334,10 @@ func TestWindowLimiterRefusesWaitPastDeadline(t *testing.T) {
 	deadline := time.Now().Add(time.Hour)
 	clk := &clock{t: deadline.Add(-100 * time.Millisecond)}
 	l := onClock(1_000_000, 1, time.Hour, clk)
-	require.NoError(t, l.Wait(context.Background()))
+	require.NoError(t, acquireNow(context.Background(), l))
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	defer cancel()
-	err := l.Wait(ctx)
+	err := acquireNow(ctx, l)
 	require.ErrorIs(t, err, ErrRateLimited, "a ~1 s wait cannot end before a deadline 100 ms ahead")
 	assert.Contains(t, err.Error(), "would end after the context's deadline")
 	b, _ := l.Budget(ctx)
@@ -345,7 +355,7 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 	_, err := builtin(l).acquire(context.Background(), time.Minute, &rec)
 	require.NoError(t, err)
 	require.Empty(t, rec)
-	l.feedback(context.Background(), sent, RateFeedback{Hold: 20 * time.Millisecond})
+	l.update(sent, 20*time.Millisecond)
 	start := clk.now()
 	require.NoError(t, turn(builtin(l), context.Background(), time.Minute, &rec))
 	assert.Equal(t, []waitRecord{
@@ -355,22 +365,22 @@ func TestWaitTurnRecordsEachWait(t *testing.T) {
 }
 
 // TestServerHold: a hold is kept by the built-in limiter and by a client
-// around another Limiter or none; a Lift lifts it only when the request
+// around another Limiter or none; an end (0) lifts it only when the request
 // answered was sent after the last hold was asked for.
 func TestServerHold(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name     string
-		feedback []RateFeedback // one a millisecond, each the answer to a request sent just before
-		want     time.Duration  // the hold left after the last
+		feedback []time.Duration // one a millisecond, each the answer to a request sent just before; 0 ends the hold
+		want     time.Duration   // the hold left after the last
 	}{
 		{"none", nil, 0},
-		{"hold", []RateFeedback{{Hold: time.Minute}}, time.Minute},
-		{"a shorter hold does not shorten it", []RateFeedback{{Hold: time.Minute}, {Hold: time.Second}}, time.Minute - time.Millisecond},
-		{"a longer hold lengthens it", []RateFeedback{{Hold: time.Second}, {Hold: time.Minute}}, time.Minute},
-		{"clamped to the longest window", []RateFeedback{{Hold: 30 * 365 * 24 * time.Hour}}, maxHold},
-		{"lifted", []RateFeedback{{Hold: maxHold}, {Lift: true}}, 0},
-		{"held again after a lift", []RateFeedback{{Hold: maxHold}, {Lift: true}, {Hold: time.Second}}, time.Second},
+		{"hold", []time.Duration{time.Minute}, time.Minute},
+		{"a shorter hold does not shorten it", []time.Duration{time.Minute, time.Second}, time.Minute - time.Millisecond},
+		{"a longer hold lengthens it", []time.Duration{time.Second, time.Minute}, time.Minute},
+		{"clamped to the longest window", []time.Duration{30 * 365 * 24 * time.Hour}, maxHold},
+		{"ended", []time.Duration{maxHold, 0}, 0},
+		{"held again after an end", []time.Duration{maxHold, 0, time.Second}, time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -406,15 +416,14 @@ func TestServerHold(t *testing.T) {
 func TestStaleAnswerKeepsANewerHold(t *testing.T) {
 	t.Parallel()
 	clk := newClock()
-	fleet := &feedbackCounter{}
+	fleet := &countingLimiter{}
 	kinds := []struct {
 		name string
 		lim  attemptLimiter
 	}{
 		{"built-in", builtin(onClock(100, 10, 0, clk))},
 		{"off", newAttemptLimiter(rateLimitConfig{off: true}, clk.now)},
-		{"a Limiter", newAttemptLimiter(rateLimitConfig{limiter: &countingLimiter{}}, clk.now)},
-		{"a FeedbackLimiter", newAttemptLimiter(rateLimitConfig{limiter: fleet}, clk.now)},
+		{"a Limiter", newAttemptLimiter(rateLimitConfig{limiter: fleet}, clk.now)},
 	}
 	for _, k := range kinds {
 		ctx := context.Background()
@@ -422,22 +431,19 @@ func TestStaleAnswerKeepsANewerHold(t *testing.T) {
 		_, err := k.lim.acquire(ctx, time.Hour, nil)
 		require.NoError(t, err)
 		clk.advance(10 * time.Millisecond)
-		k.lim.feedback(ctx, clk.now(), RateFeedback{Hold: 30 * time.Second})
+		k.lim.feedback(ctx, clk.now(), 30*time.Second)
 		clk.advance(10 * time.Millisecond)
-		k.lim.feedback(ctx, sent, RateFeedback{Lift: true})
-		if k.name == "a FeedbackLimiter" {
-			assert.Equal(t, []RateFeedback{{Hold: 30 * time.Second}}, fleet.told, "the stale Lift is not passed on")
-			continue
-		}
+		k.lim.feedback(ctx, sent, 0)
 		_, err = k.lim.acquire(ctx, 0, nil)
 		require.ErrorIs(t, err, ErrRateLimited, "%s: the hold stays", k.name)
 		assert.Contains(t, err.Error(), "server rate limit: wait of 29.99s")
 
-		k.lim.feedback(ctx, clk.now(), RateFeedback{Lift: true})
+		k.lim.feedback(ctx, clk.now(), 0)
 		_, err = k.lim.acquire(ctx, 0, nil)
 		require.NoError(t, err, "%s: an answer to a request sent after the hold lifts it", k.name)
 		clk.advance(time.Hour)
 	}
+	assert.Equal(t, []time.Duration{30 * time.Second, 0}, fleet.told, "the stale end is not passed on")
 }
 
 func TestRateFeedback(t *testing.T) {
@@ -448,21 +454,21 @@ func TestRateFeedback(t *testing.T) {
 		name   string
 		status int
 		header []string
-		want   RateFeedback
+		want   time.Duration // the hold; 0 ends one
 		ok     bool
 	}{
-		{"nothing said", 200, nil, RateFeedback{}, false},
-		{"requests remain", 200, []string{"X-RateLimit-Remaining", "12"}, RateFeedback{Lift: true}, true},
-		{"none remain until a reset ahead", 200, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "30"}, RateFeedback{Hold: 30 * time.Second}, true},
-		{"a reset 30 years ahead is clamped", 200, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", thirtyYears}, RateFeedback{Hold: maxHold}, true},
-		{"none remain, no reset", 200, []string{"RateLimit-Remaining", "0"}, RateFeedback{}, false},
-		{"none remain, reset passed", 200, []string{"RateLimit-Remaining", "0", "RateLimit-Reset", "1699999990"}, RateFeedback{}, false},
-		{"429 with Retry-After", 429, []string{"Retry-After", "2", "X-RateLimit-Remaining", "9000"}, RateFeedback{Hold: 2 * time.Second}, true},
-		{"429 with a Retry-After date", 429, []string{"Retry-After", now.Add(time.Minute).Format(http.TimeFormat)}, RateFeedback{Hold: time.Minute}, true},
-		{"429 with an endless Retry-After", 429, []string{"Retry-After", "1e12"}, RateFeedback{Hold: maxHold}, true},
-		{"429 never lifts", 429, []string{"X-RateLimit-Remaining", "9000"}, RateFeedback{}, false},
-		{"429 with none remaining", 429, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "5"}, RateFeedback{Hold: 5 * time.Second}, true},
-		{"Retry-After on a 503 is the retry policy's", 503, []string{"Retry-After", "5"}, RateFeedback{}, false},
+		{"nothing said", 200, nil, 0, false},
+		{"requests remain", 200, []string{"X-RateLimit-Remaining", "12"}, 0, true},
+		{"none remain until a reset ahead", 200, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "30"}, 30 * time.Second, true},
+		{"a reset 30 years ahead is clamped", 200, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", thirtyYears}, maxHold, true},
+		{"none remain, no reset", 200, []string{"RateLimit-Remaining", "0"}, 0, false},
+		{"none remain, reset passed", 200, []string{"RateLimit-Remaining", "0", "RateLimit-Reset", "1699999990"}, 0, false},
+		{"429 with Retry-After", 429, []string{"Retry-After", "2", "X-RateLimit-Remaining", "9000"}, 2 * time.Second, true},
+		{"429 with a Retry-After date", 429, []string{"Retry-After", now.Add(time.Minute).Format(http.TimeFormat)}, time.Minute, true},
+		{"429 with an endless Retry-After", 429, []string{"Retry-After", "1e12"}, maxHold, true},
+		{"429 never ends a hold", 429, []string{"X-RateLimit-Remaining", "9000"}, 0, false},
+		{"429 with none remaining", 429, []string{"X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "5"}, 5 * time.Second, true},
+		{"Retry-After on a 503 is the retry policy's", 503, []string{"Retry-After", "5"}, 0, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -478,41 +484,38 @@ func TestRateFeedback(t *testing.T) {
 	}
 }
 
-// feedbackCounter is a FeedbackLimiter that records what it was told.
-type feedbackCounter struct {
-	countingLimiter
-	mu   sync.Mutex
-	told []RateFeedback
-}
-
-func (l *feedbackCounter) Feedback(_ context.Context, f RateFeedback) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.told = append(l.told, f)
-}
-
-// countingLimiter counts its waits and keeps the max wait CheckWait would
-// apply for its caller.
+// countingLimiter is a Limiter from outside the core that counts its turns,
+// keeps the last max wait it was given and the holds it was told, and
+// tells no budget.
 type countingLimiter struct {
 	mu      sync.Mutex
 	n       int
 	maxWait time.Duration
+	told    []time.Duration
 }
 
-func (l *countingLimiter) Wait(ctx context.Context) error {
-	d := clientMaxWait(ctx)
+func (l *countingLimiter) Acquire(_ context.Context, maxWait time.Duration) (func(bool), error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++
-	l.maxWait = d
-	return nil
+	l.maxWait = maxWait
+	return func(bool) {}, nil
+}
+
+func (l *countingLimiter) Hold(_ context.Context, d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.told = append(l.told, d)
+}
+
+func (l *countingLimiter) Budget(context.Context) (Budget, error) {
+	return Budget{}, invalidArgument("no budget")
 }
 
 func TestNewAttemptLimiter(t *testing.T) {
 	t.Parallel()
 	shared := newWindowLimiter(100, 10, 0, time.Now)
 	user := &countingLimiter{}
-	fleet := &feedbackCounter{}
 	ctx := context.Background()
 
 	own, ok := newAttemptLimiter(defaultRateLimitConfig(), time.Now).(builtinLimiter)
@@ -531,93 +534,59 @@ func TestNewAttemptLimiter(t *testing.T) {
 	wrapped := newAttemptLimiter(rateLimitConfig{limiter: user}, time.Now)
 	require.NoError(t, turn(wrapped, ctx, 42*time.Second, nil))
 	assert.Equal(t, 1, user.n)
-	assert.Equal(t, 42*time.Second, user.maxWait, "the client's max wait reaches the Limiter's context")
-	wrapped.feedback(ctx, time.Now(), RateFeedback{Hold: time.Hour})
+	assert.Equal(t, 42*time.Second, user.maxWait, "the client's max wait reaches the Limiter")
+	wrapped.feedback(ctx, time.Now(), time.Hour)
+	wrapped.feedback(ctx, time.Now().Add(-time.Second), 0)
+	assert.Equal(t, []time.Duration{time.Hour}, user.told, "told the hold, not the stale end")
 	err := turn(wrapped, ctx, time.Minute, nil)
-	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's hold for a plain Limiter")
+	require.ErrorIs(t, err, ErrRateLimited, "the client keeps the server's hold whatever the Limiter does")
 	assert.Equal(t, 1, user.n, "held before the Limiter was asked")
-
-	forwarding := newAttemptLimiter(rateLimitConfig{limiter: fleet}, time.Now)
-	forwarding.feedback(ctx, time.Now(), RateFeedback{Hold: time.Hour})
-	forwarding.feedback(ctx, time.Now().Add(time.Second), RateFeedback{Lift: true})
-	assert.Equal(t, []RateFeedback{{Hold: time.Hour}, {Lift: true}}, fleet.told)
-	require.NoError(t, turn(forwarding, ctx, time.Minute, nil), "a FeedbackLimiter holds back by itself; the client adds no hold")
-	assert.Equal(t, 1, fleet.n)
+	wrapped.feedback(ctx, time.Now().Add(time.Second), 0)
+	require.NoError(t, turn(wrapped, ctx, time.Minute, nil), "ended by a later answer")
+	assert.Equal(t, []time.Duration{time.Hour, 0}, user.told)
 }
 
-func TestMaxWaitIsOneSetting(t *testing.T) {
+// TestMaxWaitLimit: a wait is bounded by the client's max wait; for a
+// client that set none, by the limiter's own bound or DefaultMaxWait; and
+// by the context's deadline.
+func TestMaxWaitLimit(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name      string
-		client    time.Duration // WithMaxWait
-		own       time.Duration // NewLimiter's maxWait
-		wantLimit time.Duration
-		wantName  string
-	}{
-		{"the client's when the limiter has none", 10 * time.Second, 0, 10 * time.Second, "WithMaxWait"},
-		{"the client's when smaller", 10 * time.Second, time.Minute, 10 * time.Second, "WithMaxWait"},
-		{"the limiter's when smaller", time.Minute, 10 * time.Second, 10 * time.Second, "NewLimiter"},
-		{"the client's on a tie", 10 * time.Second, 10 * time.Second, 10 * time.Second, "WithMaxWait"},
-		{"a client accepting no wait", 0, time.Minute, 0, "WithMaxWait"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			// One request a second: the second request asks for a wait of
-			// a second and its guard, over every max wait above.
-			clk := newClock()
-			l := newWindowLimiter(1_000_000, 1, tt.own, clk.now)
-			require.NoError(t, turn(builtin(l), context.Background(), tt.client, nil))
-			clk.advance(time.Second + secondGuard - tt.wantLimit - time.Millisecond)
-			err := turn(builtin(l), context.Background(), tt.client, nil)
-			require.ErrorIs(t, err, ErrRateLimited)
-			var apiErr *APIError
-			require.True(t, errors.As(err, &apiErr))
-			wait := tt.wantLimit + time.Millisecond
-			assert.Equal(t, wait, apiErr.RetryAfter)
-			assert.Equal(t, "per-second limit: wait of "+wait.String()+" exceeds the max wait of "+tt.wantLimit.String()+" ("+tt.wantName+")", apiErr.Message)
-		})
-	}
-}
-
-func TestCheckWaitAppliesTheClientsMaxWait(t *testing.T) {
-	t.Parallel()
-	withClient := context.WithValue(context.Background(), maxWaitKey{}, 5*time.Second)
-	deadline, cancel := context.WithTimeout(withClient, time.Second)
+	deadline, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	ended, end := context.WithCancel(context.Background())
 	end()
 	tests := []struct {
-		name    string
-		ctx     context.Context
-		d, own  time.Duration
-		wantErr string // "" for nil
+		name        string
+		ctx         context.Context
+		client, own time.Duration
+		d           time.Duration
+		want        string // the refusal; "" for none
 	}{
-		{"within the client's", withClient, 4 * time.Second, time.Minute, ""},
-		{"over the client's", withClient, 6 * time.Second, time.Minute, "fleet limit: wait of 6s exceeds the max wait of 5s (WithMaxWait)"},
-		{"over the limiter's own", withClient, 3 * time.Second, 2 * time.Second, "fleet limit: wait of 3s exceeds the max wait of 2s (the limiter's own)"},
-		{"outside a client: DefaultMaxWait", context.Background(), DefaultMaxWait + time.Second, 0, "fleet limit: wait of 1m1s exceeds the max wait of 1m0s (WithMaxWait)"},
-		{"outside a client, within DefaultMaxWait", context.Background(), DefaultMaxWait, 0, ""},
-		{"past the deadline", deadline, 2 * time.Second, 0, "fleet limit: wait of 2s would end after the context's deadline"},
-		{"no wait", withClient, 0, time.Minute, ""},
+		{"within the client's", context.Background(), 5 * time.Second, 2 * time.Second, 4 * time.Second, ""},
+		{"over the client's", context.Background(), 5 * time.Second, time.Minute, 6 * time.Second, "wait of 6s exceeds the max wait of 5s (WithMaxWait)"},
+		{"a client accepting no wait", context.Background(), 0, time.Minute, time.Millisecond, "wait of 1ms exceeds the max wait of 0s (WithMaxWait)"},
+		{"none set: the limiter's own", context.Background(), -1, 2 * time.Second, 3 * time.Second, "wait of 3s exceeds the max wait of 2s (NewLimiter)"},
+		{"none set, no own bound: DefaultMaxWait", context.Background(), -1, 0, DefaultMaxWait + time.Second, "wait of 1m1s exceeds the max wait of 1m0s (WithMaxWait)"},
+		{"none set, within DefaultMaxWait", context.Background(), -1, 0, DefaultMaxWait, ""},
+		{"past the deadline", deadline, time.Minute, 0, 2 * time.Second, "wait of 2s would end after the context's deadline"},
+		{"no wait", context.Background(), 0, 0, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			err := CheckWait(tt.ctx, tt.d, tt.own, "fleet limit")
-			if tt.wantErr == "" {
+			err := maxWaitLimit{client: tt.client, own: tt.own, ownName: "NewLimiter"}.check(tt.ctx, tt.d, time.Now(), "hourly limit")
+			if tt.want == "" {
 				require.NoError(t, err)
 				return
 			}
-			require.ErrorIs(t, err, ErrRateLimited)
 			var apiErr *APIError
-			require.True(t, errors.As(err, &apiErr))
-			assert.Equal(t, tt.wantErr, apiErr.Message)
+			require.ErrorAs(t, err, &apiErr)
+			require.ErrorIs(t, err, ErrRateLimited)
+			assert.Equal(t, "hourly limit: "+tt.want, apiErr.Message)
 			assert.Equal(t, tt.d, apiErr.RetryAfter)
-			assert.Zero(t, apiErr.StatusCode)
 		})
 	}
-	assert.ErrorIs(t, CheckWait(ended, 0, 0, "fleet limit"), context.Canceled, "an ended context is its own error")
+	assert.ErrorIs(t, maxWaitLimit{client: -1}.check(ended, 0, time.Now(), "fleet limit"), context.Canceled, "an ended context is its own error")
 }
 
 func TestIdleBurstDoesNotWait(t *testing.T) {
@@ -714,7 +683,7 @@ func TestBudgetCountsTheWindows(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, Budget{PerHour: 100, PerSecond: 50, UsedHour: 30, UsedSecond: 30}, b)
 
-	l.Feedback(context.Background(), RateFeedback{Hold: time.Minute})
+	l.Hold(context.Background(), time.Minute)
 	clk.advance(time.Second + secondGuard)
 	b, err = l.Budget(context.Background())
 	require.NoError(t, err)
@@ -745,17 +714,17 @@ func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
 	clk := newClock()
 	l := onClock(100, 1, time.Minute, clk)
 	ctx := context.Background()
-	require.NoError(t, l.Wait(ctx))
+	require.NoError(t, acquireNow(ctx, l))
 	var holdEnd time.Time
 	l.sleep = func(ctx context.Context, d time.Duration) error {
 		if holdEnd.IsZero() {
-			l.Feedback(ctx, RateFeedback{Hold: 30 * time.Second})
+			l.Hold(ctx, 30*time.Second)
 			holdEnd = clk.now().Add(30 * time.Second)
 		}
 		clk.advance(max(d, 0))
 		return ctx.Err()
 	}
-	require.NoError(t, l.Wait(ctx))
+	require.NoError(t, acquireNow(ctx, l))
 	assert.False(t, clk.now().Before(holdEnd), "let go at %v, inside the hold until %v", clk.now(), holdEnd)
 }
 
@@ -772,8 +741,8 @@ func TestResetAboveABillionIsAUnixTime(t *testing.T) {
 			t.Errorf("Reset %s: Rate.Reset %v, exhausted %v; want the Unix time %s read and the budget exhausted",
 				reset, r.rate.Reset, r.exhausted, reset)
 		}
-		if f, ok := r.hold(http.StatusOK, now); !ok || f.Hold <= 0 {
-			t.Errorf("Reset %s with no requests remaining: no hold (%+v, %v)", reset, f, ok)
+		if d, ok := r.hold(http.StatusOK, now); !ok || d <= 0 {
+			t.Errorf("Reset %s with no requests remaining: no hold (%s, %v)", reset, d, ok)
 		}
 	}
 }

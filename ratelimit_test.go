@@ -2,6 +2,7 @@ package seoapi_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -230,8 +231,6 @@ func TestSharedLimiterSharesTheServersHold(t *testing.T) {
 	t.Parallel()
 	lim, err := seoapi.NewLimiter(seoapi.DefaultRequestsPerHour, seoapi.DefaultRequestsPerSecond, 0)
 	require.NoError(t, err)
-	_, ok := lim.(seoapi.FeedbackLimiter)
-	require.True(t, ok, "the built-in limiter takes the server's hold")
 	rec := newRecorder(t, respond(200, `[]`, "X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "3600"))
 	first := newLimitedClient(t, rec.srv.URL, lim)
 	second := newLimitedClient(t, rec.srv.URL, lim)
@@ -242,44 +241,72 @@ func TestSharedLimiterSharesTheServersHold(t *testing.T) {
 	assert.Len(t, rec.requests(), 1)
 }
 
-// fleetLimiter is a FeedbackLimiter written outside the core, as the fleet
-// limiter is: it records what it is told and applies CheckWait.
+// fleetLimiter is a Limiter written outside the core, as the fleet
+// limiter is: it records the holds it is told, and asks for a wait of
+// wait, refused beyond the client's max wait or, for a client that set
+// none, its own bound (own, or else DefaultMaxWait).
 type fleetLimiter struct {
 	mu   sync.Mutex
-	told []seoapi.RateFeedback
+	told []time.Duration
 	wait time.Duration // the wait it asks for
 	own  time.Duration // its own max wait
 }
 
-func (l *fleetLimiter) Wait(ctx context.Context) error {
-	return seoapi.CheckWait(ctx, l.wait, l.own, "fleet limit")
+func (l *fleetLimiter) Acquire(_ context.Context, maxWait time.Duration) (func(bool), error) {
+	limit, name := maxWait, "WithMaxWait"
+	if limit < 0 {
+		limit, name = cmp.Or(l.own, seoapi.DefaultMaxWait), "the limiter's own"
+	}
+	if l.wait > limit {
+		return nil, seoapi.RefuseWait(l.wait, fmt.Sprintf("fleet limit: wait of %s exceeds the max wait of %s (%s)", l.wait, limit, name))
+	}
+	return func(bool) {}, nil
 }
 
-func (l *fleetLimiter) Feedback(_ context.Context, f seoapi.RateFeedback) {
+func (l *fleetLimiter) Hold(_ context.Context, d time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.told = append(l.told, f)
+	l.told = append(l.told, d)
 }
 
-func TestFeedbackLimiterIsToldTheServersHold(t *testing.T) {
+func (l *fleetLimiter) Budget(context.Context) (seoapi.Budget, error) { return seoapi.Budget{}, nil }
+
+// TestLimiterIsToldTheServersHold: the client tells its Limiter each hold
+// and each end of one, and keeps the hold for its own requests.
+func TestLimiterIsToldTheServersHold(t *testing.T) {
 	t.Parallel()
-	rec := newRecorder(t, firstSays("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "10"))
+	rec := newRecorder(t, firstSays("X-RateLimit-Remaining", "0", "X-RateLimit-Reset", "0.2"))
 	lim := &fleetLimiter{}
 	c := newLimitedClient(t, rec.srv.URL, lim)
+	start := time.Now()
 	for range 2 {
 		_, _, err := c.Workspaces.List(context.Background(), nil)
-		require.NoError(t, err, "the fleet limiter holds back, not the client")
+		require.NoError(t, err)
 	}
+	assert.GreaterOrEqual(t, time.Since(start), 200*time.Millisecond, "the client kept the hold")
 	lim.mu.Lock()
 	defer lim.mu.Unlock()
 	require.Len(t, lim.told, 2)
-	assert.InDelta(t, float64(10*time.Second), float64(lim.told[0].Hold), float64(time.Second))
-	assert.False(t, lim.told[0].Lift)
-	assert.Equal(t, seoapi.RateFeedback{Lift: true}, lim.told[1])
+	assert.InDelta(t, float64(200*time.Millisecond), float64(lim.told[0]), float64(100*time.Millisecond))
+	assert.Zero(t, lim.told[1], "the second answer says requests remain")
 }
 
+// TestMaxWaitIsOneSetting: a call honours its client's max wait, whichever
+// limiter is behind it; a limiter's own bound stands in only for a client
+// that set none, and never cuts a longer one.
 func TestMaxWaitIsOneSetting(t *testing.T) {
 	t.Parallel()
+	newLimiter := func(perHour, perSecond int, own time.Duration) func(t *testing.T) seoapi.Limiter {
+		return func(t *testing.T) seoapi.Limiter {
+			lim, err := seoapi.NewLimiter(perHour, perSecond, own)
+			require.NoError(t, err)
+			return lim
+		}
+	}
+	fleet := func(wait, own time.Duration) func(t *testing.T) seoapi.Limiter {
+		return func(*testing.T) seoapi.Limiter { return &fleetLimiter{wait: wait, own: own} }
+	}
+	const none = -1 // no WithMaxWait
 	tests := []struct {
 		name      string
 		limiter   func(t *testing.T) seoapi.Limiter
@@ -287,31 +314,28 @@ func TestMaxWaitIsOneSetting(t *testing.T) {
 		sent      int
 		message   string // "" when the second call goes through
 	}{
-		{"shared limiter: the client's max wait applies", func(t *testing.T) seoapi.Limiter {
-			lim, err := seoapi.NewLimiter(1, 1000, time.Hour+time.Minute)
-			require.NoError(t, err)
-			return lim
-		}, 100 * time.Millisecond, 1, "exceeds the max wait of 100ms (WithMaxWait)"},
-		{"shared limiter: its own smaller max wait applies", func(t *testing.T) seoapi.Limiter {
-			lim, err := seoapi.NewLimiter(1, 1000, 100*time.Millisecond)
-			require.NoError(t, err)
-			return lim
-		}, 2 * time.Hour, 1, "exceeds the max wait of 100ms (NewLimiter)"},
-		{"a Limiter using CheckWait gets the client's max wait", func(t *testing.T) seoapi.Limiter {
-			return &fleetLimiter{wait: 10 * time.Second}
-		}, 5 * time.Second, 0, "fleet limit: wait of 10s exceeds the max wait of 5s (WithMaxWait)"},
-		{"a Limiter using CheckWait waits within it", func(t *testing.T) seoapi.Limiter {
-			return &fleetLimiter{wait: 10 * time.Second}
-		}, 20 * time.Second, 2, ""},
-		{"a Limiter's own smaller max wait applies", func(t *testing.T) seoapi.Limiter {
-			return &fleetLimiter{wait: 10 * time.Second, own: 5 * time.Second}
-		}, 20 * time.Second, 0, "fleet limit: wait of 10s exceeds the max wait of 5s (the limiter's own)"},
+		{"shared limiter: the client's max wait applies", newLimiter(1, 1000, time.Hour+time.Minute),
+			100 * time.Millisecond, 1, "exceeds the max wait of 100ms (WithMaxWait)"},
+		{"shared limiter: its own bound stands in for none", newLimiter(1, 1000, 100*time.Millisecond),
+			none, 1, "exceeds the max wait of 100ms (NewLimiter)"},
+		{"shared limiter: its own bound never cuts a longer one", newLimiter(1000, 1, 100*time.Millisecond),
+			5 * time.Second, 2, ""},
+		{"a Limiter gets the client's max wait", fleet(10*time.Second, 0),
+			5 * time.Second, 0, "fleet limit: wait of 10s exceeds the max wait of 5s (WithMaxWait)"},
+		{"a Limiter waits within it", fleet(10*time.Second, 0), 20 * time.Second, 2, ""},
+		{"a Limiter's own bound stands in for none", fleet(10*time.Second, 5*time.Second),
+			none, 0, "fleet limit: wait of 10s exceeds the max wait of 5s (the limiter's own)"},
+		{"a Limiter's own bound never cuts a longer one", fleet(10*time.Second, 5*time.Second), 20 * time.Second, 2, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			rec := newRecorder(t, respond(200, `[]`))
-			c := newLimitedClient(t, rec.srv.URL, tt.limiter(t), seoapi.WithMaxWait(tt.clientMax))
+			var opts []seoapi.Option
+			if tt.clientMax != none {
+				opts = append(opts, seoapi.WithMaxWait(tt.clientMax))
+			}
+			c := newLimitedClient(t, rec.srv.URL, tt.limiter(t), opts...)
 			var err error
 			for range 2 {
 				if _, _, err = c.Workspaces.List(context.Background(), nil); err != nil {
@@ -464,15 +488,34 @@ func TestConflictingLimiterOptions(t *testing.T) {
 }
 
 // budgetLimiter is a Limiter of one's own that tells its budget.
-type budgetLimiter struct{ noWaitLimiter }
+type budgetLimiter struct{}
+
+func (budgetLimiter) Acquire(context.Context, time.Duration) (func(bool), error) {
+	return func(bool) {}, nil
+}
+
+func (budgetLimiter) Hold(context.Context, time.Duration) {}
 
 func (budgetLimiter) Budget(context.Context) (seoapi.Budget, error) {
 	return seoapi.Budget{PerHour: 7, UsedHour: 3}, nil
 }
 
-type noWaitLimiter struct{}
+// waitFunc is a Limiter of one's own made of a wait: it keeps no hold and
+// tells no budget.
+type waitFunc func(ctx context.Context) error
 
-func (noWaitLimiter) Wait(context.Context) error { return nil }
+func (f waitFunc) Acquire(ctx context.Context, _ time.Duration) (func(bool), error) {
+	if err := f(ctx); err != nil {
+		return nil, err
+	}
+	return func(bool) {}, nil
+}
+
+func (waitFunc) Hold(context.Context, time.Duration) {}
+
+func (waitFunc) Budget(context.Context) (seoapi.Budget, error) {
+	return seoapi.Budget{}, fmt.Errorf("%w: no budget", seoapi.ErrInvalidArgument)
+}
 
 // TestClientBudget: Budget tells what the client's limiter counts, the
 // built-in one (its own or shared) exactly, and sends nothing.
@@ -525,7 +568,7 @@ func TestClientBudget(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, seoapi.Budget{PerHour: 7, UsedHour: 3}, b)
 	})
-	for name, limiter := range map[string]seoapi.Option{"off": seoapi.WithoutRateLimit(), "a Limiter without a budget": seoapi.WithLimiter(noWaitLimiter{})} {
+	for name, limiter := range map[string]seoapi.Option{"off": seoapi.WithoutRateLimit(), "a Limiter without a budget": seoapi.WithLimiter(waitFunc(func(context.Context) error { return nil }))} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			c, err := seoapi.NewClient("https://api.example.com", testKey, limiter)

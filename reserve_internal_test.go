@@ -106,7 +106,7 @@ func TestReserveIsExact(t *testing.T) {
 					keep = tt.keep
 				}
 				at := clk.now().Sub(l.origin)
-				ticket, err := builtinLimiter{windowLimiter: l, keep: keep}.acquire(context.Background(), 100*time.Hour, nil)
+				ticket, err := builtinLimiter{windowLimiter: l, reserve: keep}.acquire(context.Background(), 100*time.Hour, nil)
 				require.NoError(t, err)
 				release := clk.now().Sub(l.origin)
 
@@ -233,14 +233,14 @@ func TestNewAttemptLimiterWithReserve(t *testing.T) {
 	got, ok := newAttemptLimiter(rateLimitConfig{limiter: shared, reserve: keep}, time.Now).(builtinLimiter)
 	require.True(t, ok)
 	assert.Same(t, shared, got.windowLimiter, "the same windows, shared")
-	assert.Equal(t, keep, got.keep)
+	assert.Equal(t, keep, got.reserve)
 
 	cfg := defaultRateLimitConfig()
 	cfg.reserve = keep
 	own, ok := newAttemptLimiter(cfg, time.Now).(builtinLimiter)
 	require.True(t, ok)
 	assert.Equal(t, DefaultRequestsPerHour, own.hour.size)
-	assert.Equal(t, keep, own.keep)
+	assert.Equal(t, keep, own.reserve)
 }
 
 // TestReserveWaitKeepsALaterHold: a request its reserve held back keeps a
@@ -258,11 +258,11 @@ func TestReserveWaitKeepsALaterHold(t *testing.T) {
 		clk.advance(d)
 		// As the reserve's wait ends, a response says nothing remains for
 		// 30 minutes.
-		l.Feedback(context.Background(), RateFeedback{Hold: 30 * time.Minute})
+		l.Hold(context.Background(), 30*time.Minute)
 		return nil
 	}
 	var rec waitRecords
-	_, err = builtinLimiter{windowLimiter: l, keep: windowReserve{perSecond: 1}}.acquire(context.Background(), time.Minute, &rec)
+	_, err = builtinLimiter{windowLimiter: l, reserve: windowReserve{perSecond: 1}}.acquire(context.Background(), time.Minute, &rec)
 	require.ErrorIs(t, err, ErrRateLimited)
 	assert.Contains(t, err.Error(), "server rate limit")
 	wait := secondSpan
@@ -272,4 +272,52 @@ func TestReserveWaitKeepsALaterHold(t *testing.T) {
 	require.Len(t, rec, 1)
 	assert.Equal(t, WaitPerSecond, rec[0].level)
 	assert.Equal(t, wait, rec[0].d)
+}
+
+// TestWithReserve: a limiter with another reserve shares the windows and
+// the server's hold of the one it came from, keeps its own reserve, and
+// reports the limits less it; one that cannot keep a reserve is refused.
+func TestWithReserve(t *testing.T) {
+	t.Parallel()
+	clk := newClock()
+	parent := builtin(onClock(100, 10, 0, clk))
+	view, err := withReserve(parent, 90, 8)
+	require.NoError(t, err)
+	ctx := context.Background()
+	// A max wait of 0 turns every wait into a refusal.
+	require.NoError(t, turn(parent, ctx, 0, nil))
+	require.NoError(t, turn(view, ctx, 0, nil))
+	b, err := view.Budget(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, Budget{PerHour: 10, PerSecond: 2, UsedHour: 2, UsedSecond: 2}, b, "one count, the limits less the reserve")
+	_, err = view.acquire(ctx, 0, nil)
+	require.ErrorIs(t, err, ErrRateLimited, "the view leaves 8 of the second free")
+	assert.Contains(t, err.Error(), "keeping the reserve (WithReserve)")
+	require.NoError(t, turn(parent, ctx, 0, nil), "the parent may use the reserve")
+
+	parent.feedback(ctx, clk.now(), time.Minute)
+	_, err = view.acquire(ctx, 0, nil)
+	require.ErrorIs(t, err, ErrRateLimited)
+	assert.Contains(t, err.Error(), "server rate limit", "the view keeps the parent's hold")
+	b, err = parent.Budget(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, 100, b.PerHour, "the parent keeps its own reserve")
+
+	refused := []struct {
+		name               string
+		l                  attemptLimiter
+		perHour, perSecond int
+		want               string
+	}{
+		{"the whole hour", parent, 100, 0, "smaller than the client's limits, 100 an hour and 10 a second"},
+		{"the whole second", parent, 0, 10, "smaller than the client's limits"},
+		{"negative", parent, -1, 0, "at least 0"},
+		{"off", newAttemptLimiter(rateLimitConfig{off: true}, clk.now), 1, 0, "is off or is not the built-in one"},
+		{"another Limiter", newAttemptLimiter(rateLimitConfig{limiter: &countingLimiter{}}, clk.now), 1, 0, "is off or is not the built-in one"},
+	}
+	for _, tt := range refused {
+		_, err := withReserve(tt.l, tt.perHour, tt.perSecond)
+		require.ErrorIs(t, err, ErrInvalidArgument, tt.name)
+		assert.Contains(t, err.Error(), tt.want, tt.name)
+	}
 }

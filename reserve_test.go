@@ -28,13 +28,13 @@ func TestWithReserveValidates(t *testing.T) {
 		{"negative hour", []seoapi.Option{seoapi.WithReserve(-1, 0)}, "cannot be negative"},
 		{"negative second", []seoapi.Option{seoapi.WithReserve(0, -1)}, "cannot be negative"},
 		{"the whole hour of the default limits", []seoapi.Option{seoapi.WithReserve(seoapi.DefaultRequestsPerHour, 0)}, "smaller than the client's limits"},
-		{"the whole second of the own limits", []seoapi.Option{seoapi.WithRateLimit(100, 5), seoapi.WithReserve(0, 5)}, "smaller than the client's limits (WithRateLimit), 100 an hour and 5 a second"},
+		{"the whole second of the own limits", []seoapi.Option{seoapi.WithRateLimit(100, 5), seoapi.WithReserve(0, 5)}, "smaller than the client's limits, 100 an hour and 5 a second"},
 		{"the own limits, given after", []seoapi.Option{seoapi.WithReserve(0, 5), seoapi.WithRateLimit(100, 5)}, "smaller than the client's limits"},
-		{"the whole hour of the shared limiter", []seoapi.Option{seoapi.WithLimiter(shared), seoapi.WithReserve(100, 0)}, "smaller than the shared limiter's limits (NewLimiter), 100 an hour and 50 a second"},
-		{"the shared limiter, given after", []seoapi.Option{seoapi.WithReserve(0, 60), seoapi.WithLimiter(shared)}, "smaller than the shared limiter's limits"},
+		{"the whole hour of the shared limiter", []seoapi.Option{seoapi.WithLimiter(shared), seoapi.WithReserve(100, 0)}, "smaller than the client's limits, 100 an hour and 50 a second"},
+		{"the shared limiter, given after", []seoapi.Option{seoapi.WithReserve(0, 60), seoapi.WithLimiter(shared)}, "smaller than the client's limits"},
 		{"a Limiter not the built-in one", []seoapi.Option{seoapi.WithLimiter(&fleetLimiter{}), seoapi.WithReserve(10, 0)}, "use that limiter's own reserve (such as redislimit.WithReserve)"},
 		{"a Limiter not the built-in one, given after", []seoapi.Option{seoapi.WithReserve(10, 0), seoapi.WithLimiter(&fleetLimiter{})}, "is not the built-in one"},
-		{"the limiter off", []seoapi.Option{seoapi.WithReserve(10, 0), seoapi.WithoutRateLimit()}, "the client-side limiter is off"},
+		{"the limiter off", []seoapi.Option{seoapi.WithReserve(10, 0), seoapi.WithoutRateLimit()}, "the client's limiter is off"},
 
 		{"within the shared limiter", []seoapi.Option{seoapi.WithReserve(99, 49), seoapi.WithLimiter(shared)}, ""},
 		{"within the own limits, given after", []seoapi.Option{seoapi.WithReserve(0, 60), seoapi.WithRateLimit(100, 100)}, ""},
@@ -129,4 +129,34 @@ func (o *waitLevels) count(level seoapi.WaitLevel) int {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.n[level]
+}
+
+// TestBudgetIsLessTheReserve: a client sharing NewLimiter(100, 10, 0)
+// with WithReserve(90, 8) may send 10 requests an hour and 2 a second, and
+// its Budget says so (so bulk's ETA counts with 10 an hour); the client
+// without a reserve sees the whole limits, and both the same use.
+func TestBudgetIsLessTheReserve(t *testing.T) {
+	t.Parallel()
+	shared, err := seoapi.NewLimiter(100, 10, 0)
+	require.NoError(t, err)
+	rec := newRecorder(t, respond(200, `[]`))
+	batch, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(shared), seoapi.WithReserve(90, 8))
+	require.NoError(t, err)
+	service, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(shared))
+	require.NoError(t, err)
+	_, _, err = batch.Workspaces.List(context.Background(), nil)
+	require.NoError(t, err)
+	tests := []struct {
+		name   string
+		client *seoapi.Client
+		want   seoapi.Budget
+	}{
+		{"with the reserve", batch, seoapi.Budget{PerHour: 10, PerSecond: 2, UsedHour: 1, UsedSecond: 1}},
+		{"without", service, seoapi.Budget{PerHour: 100, PerSecond: 10, UsedHour: 1, UsedSecond: 1}},
+	}
+	for _, tt := range tests {
+		b, err := tt.client.Budget(context.Background())
+		require.NoError(t, err, tt.name)
+		assert.Equal(t, tt.want, b, tt.name)
+	}
 }

@@ -324,7 +324,7 @@ func TestRetriesConsumeLimiterTokens(t *testing.T) {
 	t.Parallel()
 	lim := &countingLimiter{}
 	rec := newRecorder(t, sequence(nil, 503, 502, 200))
-	c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(lim), seoapi.WithRetryWait(time.Millisecond, time.Millisecond))
+	c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(waitFunc(lim.Wait)), seoapi.WithRetryWait(time.Millisecond, time.Millisecond))
 	require.NoError(t, err)
 	_, resp, err := c.Workspaces.List(context.Background(), nil)
 	require.NoError(t, err)
@@ -337,7 +337,7 @@ func TestSharedLimiterAcrossClients(t *testing.T) {
 	lim := &countingLimiter{}
 	rec := newRecorder(t, respond(200, `[]`))
 	for range 2 {
-		c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(lim))
+		c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(waitFunc(lim.Wait)))
 		require.NoError(t, err)
 		_, _, err = c.Workspaces.List(context.Background(), nil)
 		require.NoError(t, err)
@@ -424,7 +424,7 @@ func TestLimiterFailureEndsTheCallAtOnce(t *testing.T) {
 			for _, method := range []string{"GET", "POST"} {
 				rec := newRecorder(t, respond(200, `[]`))
 				lim := &failingLimiter{err: tt.err}
-				c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(lim), seoapi.WithRetryWait(time.Millisecond, time.Millisecond))
+				c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(waitFunc(lim.Wait)), seoapi.WithRetryWait(time.Millisecond, time.Millisecond))
 				require.NoError(t, err)
 				req, err := c.NewRequest(context.Background(), method, "api/workspaces", nil)
 				require.NoError(t, err)

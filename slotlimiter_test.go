@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// turnLog is what a SlotLimiter and the server behind it saw, in order.
+// turnLog is what a Limiter and the server behind it saw, in order.
 type turnLog struct {
 	mu     sync.Mutex
 	events []string
@@ -31,74 +31,65 @@ func (l *turnLog) all() []string {
 	return append([]string(nil), l.events...)
 }
 
-// slotLimiter is a SlotLimiter written outside the core, as a fleet's is:
-// it logs each Acquire and each answered, counts how often each answered
-// was called, and refuses (with CheckWait, as a fleet limiter does) the
-// turns numbered in refuse.
+// slotLimiter is a Limiter written outside the core, as a fleet's is: it
+// logs each Acquire and what each done said, counts how often each done
+// was called, refuses the turns numbered in refuse, and counts the holds
+// it is told.
 type slotLimiter struct {
 	log    *turnLog
 	refuse map[int]bool // 1-based turns to refuse
 
-	mu       sync.Mutex
-	turns    int
-	answered []int // calls of each granted turn's answered
+	mu    sync.Mutex
+	turns int
+	done  []int // calls of each granted turn's done
+	told  int
 }
 
-func (l *slotLimiter) Wait(context.Context) error {
-	panic("the client calls Acquire on a SlotLimiter, never Wait")
-}
-
-func (l *slotLimiter) Acquire(ctx context.Context) (func(), error) {
+func (l *slotLimiter) Acquire(context.Context, time.Duration) (func(bool), error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.turns++
 	if l.refuse[l.turns] {
 		l.log.add("refused")
-		// A wait longer than any max wait: CheckWait refuses it.
-		return func() { panic("answered called for a refused Acquire") }, seoapi.CheckWait(ctx, 24*time.Hour, 0, "slot limit")
+		return nil, seoapi.RefuseWait(24*time.Hour, "slot limit: too long")
 	}
 	l.log.add("acquired")
-	i := len(l.answered)
-	l.answered = append(l.answered, 0)
-	return func() {
+	i := len(l.done)
+	l.done = append(l.done, 0)
+	return func(answered bool) {
 		l.mu.Lock()
-		l.answered[i]++
+		l.done[i]++
 		l.mu.Unlock()
-		l.log.add("answered")
+		l.log.add(map[bool]string{true: "answered", false: "no answer"}[answered])
 	}, nil
 }
 
-// answeredCalls returns how often each granted turn's answered was called.
-func (l *slotLimiter) answeredCalls() []int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return append([]int(nil), l.answered...)
-}
-
-// feedbackSlotLimiter is both a SlotLimiter and a FeedbackLimiter, as
-// redislimit's limiter is.
-type feedbackSlotLimiter struct {
-	slotLimiter
-	told int
-}
-
-func (l *feedbackSlotLimiter) Feedback(context.Context, seoapi.RateFeedback) {
+func (l *slotLimiter) Hold(context.Context, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.told++
 }
 
-// TestSlotLimiterIsToldEachAnswer: the client calls Acquire, not Wait, on
-// a SlotLimiter, and calls the answered it returned exactly once after
-// each attempt it let go, once the response arrived or the attempt failed:
-// for retried attempts, failed attempts and each hop of a redirect, never
-// for a refused Acquire. It holds for a SlotLimiter that is also a
-// FeedbackLimiter.
-func TestSlotLimiterIsToldEachAnswer(t *testing.T) {
+func (l *slotLimiter) Budget(context.Context) (seoapi.Budget, error) { return seoapi.Budget{}, nil }
+
+// doneCalls returns how often each granted turn's done was called.
+func (l *slotLimiter) doneCalls() []int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]int(nil), l.done...)
+}
+
+// TestLimiterIsToldEachAnswer: the client calls the done a Limiter's
+// Acquire returned exactly once after each attempt it let go, saying
+// whether a response arrived: for retried attempts, each hop of a
+// redirect, an attempt whose connection dropped and one that timed out
+// (no answer), never for a refused Acquire.
+func TestLimiterIsToldEachAnswer(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
 		answers []string // what the server does for each request it sees
+		opts    []seoapi.Option
 		refuse  map[int]bool
 		wantErr error
 		want    []string
@@ -116,7 +107,14 @@ func TestSlotLimiterIsToldEachAnswer(t *testing.T) {
 		{
 			name:    "an attempt whose connection dropped",
 			answers: []string{"drop", "ok"},
-			want:    []string{"acquired", "served", "answered", "acquired", "served", "answered"},
+			want:    []string{"acquired", "served", "no answer", "acquired", "served", "answered"},
+		},
+		{
+			name:    "an attempt that timed out",
+			answers: []string{"hang"},
+			opts:    []seoapi.Option{seoapi.WithHTTPClient(&http.Client{Timeout: 100 * time.Millisecond}), seoapi.WithMaxRetries(0)},
+			wantErr: seoapi.ErrConnection,
+			want:    []string{"acquired", "no answer"},
 		},
 		{
 			name:    "each hop of a redirect",
@@ -140,70 +138,62 @@ func TestSlotLimiterIsToldEachAnswer(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		for _, withFeedback := range []bool{false, true} {
-			name := tt.name
-			if withFeedback {
-				name += "/also a FeedbackLimiter"
-			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				log := &turnLog{}
-				var mu sync.Mutex
-				seen := 0
-				rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
-					mu.Lock()
-					answer := tt.answers[min(seen, len(tt.answers)-1)]
-					seen++
-					mu.Unlock()
-					log.add("served")
-					switch answer {
-					case "500":
-						respond(http.StatusInternalServerError, `{"error":"down"}`)(w, r)
-					case "drop":
-						hijackWrite(w, "")
-					case "redirect":
-						w.Header().Set("Location", strings.Replace(r.URL.Path, "workspaces", "moved", 1))
-						w.WriteHeader(http.StatusFound)
-					default:
-						respond(http.StatusOK, `[{"id":"ws_1"}]`, "X-RateLimit-Remaining", "9")(w, r)
-					}
-				})
-				slots := &slotLimiter{log: log, refuse: tt.refuse}
-				var lim seoapi.Limiter = slots
-				var fb *feedbackSlotLimiter
-				if withFeedback {
-					fb = &feedbackSlotLimiter{slotLimiter: slotLimiter{log: log, refuse: tt.refuse}}
-					slots, lim = &fb.slotLimiter, fb
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			log := &turnLog{}
+			var mu sync.Mutex
+			seen := 0
+			rec := newRecorder(t, func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				answer := tt.answers[min(seen, len(tt.answers)-1)]
+				seen++
+				mu.Unlock()
+				if answer == "hang" {
+					<-r.Context().Done() // until the client gives up
+					return
 				}
-				c := newLimitedClient(t, rec.srv.URL, lim)
-
-				_, _, err := c.Workspaces.List(context.Background(), nil)
-				if tt.wantErr != nil {
-					require.ErrorIs(t, err, tt.wantErr)
-				} else {
-					require.NoError(t, err)
-				}
-				assert.Equal(t, tt.want, log.all(), "each answered after its response, none for a refused Acquire")
-				for i, n := range slots.answeredCalls() {
-					assert.Equal(t, 1, n, "answered of turn %d called %d times", i+1, n)
-				}
-				if withFeedback && tt.wantErr == nil {
-					fb.mu.Lock()
-					assert.Positive(t, fb.told, "the FeedbackLimiter is still told the rate headers")
-					fb.mu.Unlock()
+				log.add("served")
+				switch answer {
+				case "500":
+					respond(http.StatusInternalServerError, `{"error":"down"}`)(w, r)
+				case "drop":
+					hijackWrite(w, "")
+				case "redirect":
+					w.Header().Set("Location", strings.Replace(r.URL.Path, "workspaces", "moved", 1))
+					w.WriteHeader(http.StatusFound)
+				default:
+					respond(http.StatusOK, `[{"id":"ws_1"}]`, "X-RateLimit-Remaining", "9")(w, r)
 				}
 			})
-		}
+			lim := &slotLimiter{log: log, refuse: tt.refuse}
+			c := newLimitedClient(t, rec.srv.URL, lim, tt.opts...)
+
+			_, _, err := c.Workspaces.List(context.Background(), nil)
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.want, log.all(), "each done after its response or failure, none for a refused Acquire")
+			for i, n := range lim.doneCalls() {
+				assert.Equal(t, 1, n, "done of turn %d called %d times", i+1, n)
+			}
+			if tt.wantErr == nil {
+				lim.mu.Lock()
+				assert.Positive(t, lim.told, "the Limiter is told the rate headers")
+				lim.mu.Unlock()
+			}
+		})
 	}
 }
 
-// TestSlotLimiterConcurrentCalls: under concurrent calls every granted
-// turn's answered is called exactly once.
-func TestSlotLimiterConcurrentCalls(t *testing.T) {
+// TestLimiterConcurrentCalls: under concurrent calls every granted turn's
+// done is called exactly once.
+func TestLimiterConcurrentCalls(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, respond(http.StatusOK, `[]`))
-	slots := &slotLimiter{log: &turnLog{}}
-	c := newLimitedClient(t, rec.srv.URL, slots)
+	lim := &slotLimiter{log: &turnLog{}}
+	c := newLimitedClient(t, rec.srv.URL, lim)
 	const calls = 64
 	var wg sync.WaitGroup
 	for range calls {
@@ -213,10 +203,10 @@ func TestSlotLimiterConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	got := slots.answeredCalls()
+	got := lim.doneCalls()
 	require.Len(t, got, calls)
 	for i, n := range got {
-		assert.Equal(t, 1, n, "answered of turn %d", i+1)
+		assert.Equal(t, 1, n, "done of turn %d", i+1)
 	}
 	assert.Len(t, rec.requests(), calls)
 }

@@ -268,11 +268,15 @@ func TestCallHeldByLimiter(t *testing.T) {
 // when one is waiting.
 type blockingLimiter struct{ waiting chan struct{} }
 
-func (l blockingLimiter) Wait(ctx context.Context) error {
+func (l blockingLimiter) Acquire(ctx context.Context, _ time.Duration) (func(bool), error) {
 	l.waiting <- struct{}{}
 	<-ctx.Done()
-	return ctx.Err()
+	return nil, ctx.Err()
 }
+
+func (blockingLimiter) Hold(context.Context, time.Duration) {}
+
+func (blockingLimiter) Budget(context.Context) (seoapi.Budget, error) { return seoapi.Budget{}, nil }
 
 func TestCallCanceledDuringWait(t *testing.T) {
 	t.Parallel()

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -45,25 +46,26 @@ func lastMember(l *Limiter) string {
 }
 
 // TestSecondCountsUntilAnswered checks, on Redis's own scores, how long a
-// request counts in the rolling second: from its release a second and the
-// wider guard for Wait; release + maxTransit + a second and the guard for
-// Acquire until it is answered; then a second and answerGuard after the
-// answer. The next slot of a one-a-second budget is exactly where the
-// first stops counting (the spacing is shorter).
+// request counts in the rolling second: release + maxTransit + a second
+// and the guard until done is called; then a second and answerGuard after
+// an answer, or after a failure when that is later than what it had
+// (taking the slot again if it had freed). The next slot of a one-a-second
+// budget is exactly where the first stops counting (the spacing is
+// shorter).
 func TestSecondCountsUntilAnswered(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.Client()
 	cases := []struct {
-		name     string
-		acquire  bool
-		answer   bool
-		counts   time.Duration // from the release, when not answered
-		answered bool          // the end is a second and answerGuard after the answer
+		name  string
+		freed bool   // the slot left the second before done was called
+		done  []bool // the calls of done; none: never
+		late  bool   // it counts until a second and answerGuard after done
 	}{
-		{"Wait", false, false, time.Second + releaseGuard, false},
-		{"Acquire unanswered", true, false, maxTransit + time.Second + answerGuard, false},
-		{"Acquire answered", true, true, 0, true},
+		{"never done", false, nil, false},
+		{"answered", false, []bool{true, false}, true}, // a second call does nothing
+		{"failed", false, []bool{false}, false},
+		{"failed after its slot freed", true, []bool{false}, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,48 +73,41 @@ func TestSecondCountsUntilAnswered(t *testing.T) {
 			name := "answer-" + strings.ReplaceAll(tc.name, " ", "-")
 			lim := newTestLimiter(t, rdb, name, WithLimits(1000, 1))
 			ctx := context.Background()
-			var answered func()
-			var err error
-			if tc.acquire {
-				answered, err = lim.Acquire(ctx)
-				if err == nil && answered == nil {
-					t.Fatal("Acquire returned a nil answered")
-				}
-			} else {
-				err = lim.Wait(ctx)
-			}
+			done, err := lim.Acquire(ctx, -1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			first := lastMember(lim)
 			release, _ := score(t, rdb, lim.keys[0], first)
-			before := redisNow(t, rdb)
-			if tc.answer {
-				answered()
-				answered() // a second call does nothing
-				lim.side.Wait()
+			if tc.freed {
+				rdb.ZRem(ctx, lim.keys[2], first)
 			}
+			before := redisNow(t, rdb)
+			for _, answered := range tc.done {
+				done(answered)
+			}
+			lim.side.Wait()
 			after := redisNow(t, rdb)
 			ends, ok := score(t, rdb, lim.keys[2], first)
 			if !ok {
 				t.Fatal("the request is not in the second")
 			}
-			if tc.answered {
+			if tc.late {
 				lo, hi := before.Add(time.Second+answerGuard), after.Add(time.Second+answerGuard)
 				if ends.Before(lo) || ends.After(hi) {
-					t.Errorf("answered: counts until %s, want between %s and %s (a second and the guard after the answer)", ends, lo, hi)
+					t.Errorf("counts until %s, want between %s and %s (a second and the guard after done)", ends, lo, hi)
 				}
-			} else if got := ends.Sub(release); got != tc.counts {
-				t.Errorf("counts for %s after its release, want %s", got, tc.counts)
+			} else if got := ends.Sub(release); got != counts {
+				t.Errorf("counts for %s after its release, want %s", got, counts)
 			}
 			// The next slot: where the first stops counting (the spacing is
 			// shorter), unless Redis's clock had passed that already.
-			r, err := lim.reserveSlot(ctx, "next", true, 0)
+			r, err := lim.reserveSlot(ctx, "next", time.Minute, 0)
 			if err != nil || !r.reserved {
 				t.Fatalf("reserve = %+v, %v", r, err)
 			}
 			next, _ := score(t, rdb, lim.keys[0], "next")
-			if want := latest(next.Add(-r.delay), release.Add(lim.spacing(true)), ends); !next.Equal(want) {
+			if want := latest(next.Add(-r.delay), release.Add(lim.spacing()), ends); !next.Equal(want) {
 				t.Errorf("next release %s, want %s: when the first stops counting (%s) or Redis's now", next, want, ends)
 			}
 		})
@@ -130,20 +125,20 @@ func latest(times ...time.Time) time.Time {
 	return l
 }
 
-// TestAnsweredLeavesGivenBackSlot: an answer for a slot no longer in the
-// second (given back) adds nothing.
+// TestAnsweredLeavesGivenBackSlot: done for a slot given back adds nothing,
+// even a failure, which would take a freed slot again.
 func TestAnsweredLeavesGivenBackSlot(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.Client()
 	lim := newTestLimiter(t, rdb, "answer-given-back")
-	answered, err := lim.Acquire(context.Background())
+	done, err := lim.Acquire(context.Background(), -1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	member := lastMember(lim)
 	lim.giveBack(context.Background(), member)
-	answered()
+	done(false)
 	lim.side.Wait()
 	for _, key := range lim.keys[0:3:3] {
 		if _, ok := score(t, rdb, key, member); ok {
@@ -190,7 +185,7 @@ func TestClientTellsTheAnswer(t *testing.T) {
 	hook := countScripts(rdb)
 	lim := newTestLimiter(t, rdb, "client-answers")
 	// Load the script, so that every run is an EVALSHA counted by hash.
-	if err := lim.answerScript.Load(context.Background(), rdb).Err(); err != nil {
+	if err := lim.endScript.Load(context.Background(), rdb).Err(); err != nil {
 		t.Fatal(err)
 	}
 	client, err := seoapi.NewClient(api.baseURL, api.key, seoapi.WithLimiter(lim), seoapi.WithRetryWait(0, 0))
@@ -211,69 +206,75 @@ func TestClientTellsTheAnswer(t *testing.T) {
 	if got := len(scores(t, rdb, "client-answers")); got != attempts {
 		t.Errorf("%d slots in the hour for %d attempts", got, attempts)
 	}
-	if got := hook.count(lim.answerScript); got != attempts {
+	if got := hook.count(lim.endScript); got != attempts {
 		t.Errorf("%d answers told for %d attempts", got, attempts)
 	}
 }
 
-// slotFallback is a fallback that is a seoapi.SlotLimiter: it counts its
-// acquisitions and the answers it is told.
-type slotFallback struct {
-	countingLimiter
-	acquired, answered atomic.Int32
-}
-
-func (s *slotFallback) Acquire(ctx context.Context) (func(), error) {
-	s.acquired.Add(1)
-	return func() { s.answered.Add(1) }, ctx.Err()
-}
-
 // TestAcquireWhileRedisIsDown: without a fallback Acquire fails with an
-// *UnavailableError and no answered; with one it returns an answered
-// that is safe to call, and a fallback that is a SlotLimiter is asked
-// with Acquire and told the answer.
+// *UnavailableError and no done; with one it returns the fallback's, which
+// is told how the request ended.
 func TestAcquireWhileRedisIsDown(t *testing.T) {
 	t.Parallel()
-	cases := []struct {
-		name     string
-		fallback seoapi.Limiter // nil: none
-	}{
-		{"no fallback", nil},
-		{"a Limiter", &countingLimiter{}},
-		{"a SlotLimiter", &slotFallback{}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
+	for _, withFallback := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no fallback", true: "a fallback"}[withFallback], func(t *testing.T) {
 			t.Parallel()
 			srv := startRedis(t)
-			opts := []Option{WithLogger(slog.New(&records{}))}
-			if tc.fallback != nil {
-				opts = append(opts, WithFallback(tc.fallback))
+			fallback := &countingLimiter{}
+			opts := []Option{WithLogger(slog.New(&records{})), WithMaxWait(42 * time.Second)}
+			if withFallback {
+				opts = append(opts, WithFallback(fallback))
 			}
 			lim := newTestLimiter(t, srv.Client(), "acquire-down", opts...)
 			srv.Stop()
-			answered, err := lim.Acquire(context.Background())
-			if tc.fallback == nil {
+			done, err := lim.Acquire(context.Background(), -1)
+			if !withFallback {
 				var unavailable *UnavailableError
-				if !errors.As(err, &unavailable) || answered != nil {
-					t.Fatalf("Acquire = %p, %v; want no answered and an *UnavailableError", answered, err)
+				if !errors.As(err, &unavailable) || done != nil {
+					t.Fatalf("Acquire = %p, %v; want no done and an *UnavailableError", done, err)
 				}
 				return
 			}
-			if err != nil || answered == nil {
-				t.Fatalf("Acquire = %p, %v; want the fallback's turn", answered, err)
+			if err != nil || done == nil {
+				t.Fatalf("Acquire = %p, %v; want the fallback's turn", done, err)
 			}
-			answered()
-			switch f := tc.fallback.(type) {
-			case *slotFallback:
-				if f.acquired.Load() != 1 || f.answered.Load() != 1 || f.waits.Load() != 0 {
-					t.Errorf("the fallback acquired %d, was told %d answers and waited %d times; want 1, 1, 0", f.acquired.Load(), f.answered.Load(), f.waits.Load())
-				}
-			case *countingLimiter:
-				if f.waits.Load() != 1 {
-					t.Errorf("the fallback waited %d times, want 1", f.waits.Load())
-				}
+			done(false)
+			if fallback.waits.Load() != 1 || fallback.failed.Load() != 1 || fallback.maxWait.Load() != int64(42*time.Second) {
+				t.Errorf("the fallback was asked %d times with a max wait of %s and told %d failures; want 1, 42s, 1",
+					fallback.waits.Load(), time.Duration(fallback.maxWait.Load()), fallback.failed.Load())
 			}
 		})
+	}
+}
+
+// TestClientTellsNoAnswer: an attempt that timed out without an answer
+// (the HTTP client's Timeout) keeps its slot of the fleet's second until
+// its release + maxTransit and a second, as the built-in limiter keeps it:
+// a server too busy to accept the connection may still read the request
+// later. Told "answered", the fleet would free it a second after the
+// timeout, and the next calls would meet 429s.
+func TestClientTellsNoAnswer(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	lim := newTestLimiter(t, rdb, "client-no-answer", WithLimits(1000, 20))
+	api := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done() // no answer: the client gives up
+	}))
+	t.Cleanup(api.Close)
+	client, err := seoapi.NewClient(api.URL, "sk_test_no_answer", seoapi.WithLimiter(lim),
+		seoapi.WithHTTPClient(&http.Client{Timeout: 150 * time.Millisecond}), seoapi.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := client.Workspaces.List(context.Background(), nil); !errors.Is(err, seoapi.ErrConnection) {
+		t.Fatalf("the call = %v, want a connection failure", err)
+	}
+	lim.side.Wait() // what done says is told in the background
+	member := lastMember(lim)
+	release, _ := score(t, rdb, lim.keys[0], member)
+	ends, ok := score(t, rdb, lim.keys[2], member)
+	if want := release.Add(maxTransit + time.Second + answerGuard); !ok || ends.Before(want) {
+		t.Errorf("the request that got no answer counts in the second until %s (%t), want until %s at least", ends, ok, want)
 	}
 }

@@ -15,9 +15,8 @@ import (
 // and when the server's hold ends, on this machine's clock. It sends
 // nothing to the API, and waits for Redis only while ctx lasts.
 //
-// While Redis cannot be reached, Budget returns the fallback's budget
-// when the fallback is a seoapi.BudgetLimiter, and otherwise an
-// *UnavailableError.
+// While Redis cannot be reached, Budget returns the fallback's budget,
+// or without a fallback an *UnavailableError.
 func (l *Limiter) Budget(ctx context.Context) (seoapi.Budget, error) {
 	if err := ctx.Err(); err != nil {
 		return seoapi.Budget{}, err
@@ -55,8 +54,8 @@ func (l *Limiter) Budget(ctx context.Context) (seoapi.Budget, error) {
 
 // budgetWithoutRedis is Budget while Redis cannot be reached.
 func (l *Limiter) budgetWithoutRedis(ctx context.Context, err error) (seoapi.Budget, error) {
-	if b, ok := l.fallback.(seoapi.BudgetLimiter); ok {
-		return b.Budget(ctx)
+	if l.fallback != nil {
+		return l.fallback.Budget(ctx)
 	}
 	return seoapi.Budget{}, &UnavailableError{Name: l.name, Err: err}
 }

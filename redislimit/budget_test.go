@@ -46,10 +46,10 @@ func TestBudgetReadsTheFleet(t *testing.T) {
 	// in both windows, whatever the machine's load.
 	const hold = 10 * time.Second
 	start := time.Now()
-	a.Feedback(ctx, seoapi.RateFeedback{Hold: hold})
+	a.Hold(ctx, hold)
 	for i := range 30 {
 		l := []*Limiter{a, b}[i%2]
-		if r, err := l.reserveSlot(ctx, fmt.Sprint("m", i), true, 0); err != nil || !r.reserved {
+		if r, err := l.reserveSlot(ctx, fmt.Sprint("m", i), time.Minute, 0); err != nil || !r.reserved {
 			t.Fatalf("reserve %d = %+v, %v", i, r, err)
 		}
 	}
@@ -81,8 +81,8 @@ func (*budgetFallback) Budget(context.Context) (seoapi.Budget, error) {
 	return seoapi.Budget{PerHour: 25, PerSecond: 5, UsedHour: 1}, nil
 }
 
-// TestBudgetWhileRedisIsDown: the fallback's budget when it tells one,
-// otherwise an *UnavailableError.
+// TestBudgetWhileRedisIsDown: the fallback's budget, or without one an
+// *UnavailableError.
 func TestBudgetWhileRedisIsDown(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
@@ -91,8 +91,7 @@ func TestBudgetWhileRedisIsDown(t *testing.T) {
 		want     seoapi.Budget
 	}{
 		{"no fallback", nil, seoapi.Budget{}},
-		{"a fallback without a budget", &countingLimiter{}, seoapi.Budget{}},
-		{"a BudgetLimiter", &budgetFallback{}, seoapi.Budget{PerHour: 25, PerSecond: 5, UsedHour: 1}},
+		{"a fallback", &budgetFallback{}, seoapi.Budget{PerHour: 25, PerSecond: 5, UsedHour: 1}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -23,39 +23,40 @@ func TestClusterKeepsOneBudget(t *testing.T) {
 		run  func(t *testing.T, l *Limiter)
 	}{
 		{"Acquire and answered", func(t *testing.T, l *Limiter) {
-			answered, err := l.Acquire(ctx)
+			done, err := l.Acquire(ctx, -1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			answered()
+			done(true)
 			if n := len(scores(t, rdb, l.name)); n != 1 {
 				t.Errorf("%d slots, want 1", n)
 			}
 		}},
-		{"Wait", func(t *testing.T, l *Limiter) {
-			if err := l.Wait(ctx); err != nil {
+		{"Acquire and failed", func(t *testing.T, l *Limiter) {
+			done, err := l.Acquire(ctx, -1)
+			if err != nil {
 				t.Fatal(err)
 			}
+			done(false)
 		}},
 		{"hold and lift", func(t *testing.T, l *Limiter) {
-			l.Feedback(ctx, seoapi.RateFeedback{Hold: time.Hour})
-			err := l.Wait(ctx)
+			l.Hold(ctx, time.Hour)
+			err := acquire(ctx, l)
 			if !errors.Is(err, seoapi.ErrRateLimited) {
-				t.Fatalf("Wait during the hold = %v, want ErrRateLimited", err)
+				t.Fatalf("Acquire during the hold = %v, want ErrRateLimited", err)
 			}
 			l.liftGrace = 0
-			l.Feedback(ctx, seoapi.RateFeedback{Lift: true})
-			if err := l.Wait(ctx); err != nil {
-				t.Fatalf("Wait after the lift: %v", err)
+			l.Hold(ctx, 0)
+			if err := acquire(ctx, l); err != nil {
+				t.Fatalf("Acquire after the lift: %v", err)
 			}
 		}},
 		{"Budget", func(t *testing.T, l *Limiter) {
 			checkBudget(t, l, seoapi.Budget{PerHour: 1, PerSecond: 1000})
 		}},
-		{"a refused slot given back", func(t *testing.T, l *Limiter) {
-			l.maxWait = 0 // the script reserves; CheckWait refuses; the slot is given back
+		{"a refusal reserves nothing", func(t *testing.T, l *Limiter) {
 			for range 2 {
-				if err := l.Wait(ctx); err != nil && !errors.Is(err, seoapi.ErrRateLimited) {
+				if err := acquire(ctx, l); err != nil && !errors.Is(err, seoapi.ErrRateLimited) {
 					t.Fatal(err)
 				}
 			}

@@ -106,10 +106,10 @@ func TestHungRedisGivesTheSlotBack(t *testing.T) {
 	err := callWithin(t, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
-		return lim.Wait(ctx)
+		return acquire(ctx, lim)
 	})
 	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("Wait = %v, want context.DeadlineExceeded", err)
+		t.Fatalf("Acquire = %v, want context.DeadlineExceeded", err)
 	}
 	srv.Resume()
 	lim.side.Wait()
@@ -148,8 +148,8 @@ func TestAbandonedRequestKeepsItsSlot(t *testing.T) {
 		t.Fatal("the request has no slot in the hour")
 	}
 	ends, ok := score(t, rdb, lim.keys[2], member)
-	if want := release.Add(counts(true)); !ok || !ends.Equal(want) {
-		t.Errorf("the abandoned request counts in the second until %s, want %s (its release + %s)", ends, want, counts(true))
+	if want := release.Add(counts); !ok || !ends.Equal(want) {
+		t.Errorf("the abandoned request counts in the second until %s, want %s (its release + %s)", ends, want, counts)
 	}
 }
 
@@ -192,15 +192,15 @@ func TestStaleAnswerKeepsTheHold(t *testing.T) {
 				done <- err
 			}()
 			<-arrived
-			holder.Feedback(context.Background(), seoapi.RateFeedback{Hold: 30 * time.Second}) // as a 429 with Retry-After: 30 would
+			holder.Hold(context.Background(), 30*time.Second) // as a 429 with Retry-After: 30 would
 			close(release)
 			if err := <-done; err != nil {
 				t.Fatal(err)
 			}
-			err = other.Wait(context.Background())
+			err = acquire(context.Background(), other)
 			var apiErr *seoapi.APIError
 			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < 20*time.Second {
-				t.Errorf("Wait after the stale answer = %v, want a refusal: the hold of 30 s stands", err)
+				t.Errorf("Acquire after the stale answer = %v, want a refusal: the hold of 30 s stands", err)
 			}
 		})
 	}

@@ -26,41 +26,40 @@
 // At most perHour requests go out in any rolling hour and perSecond in any
 // rolling second, across all processes sharing (Redis, name). A server
 // counts a request when it arrives, somewhere between its release and its
-// answer, so the fleet counts each request in the second from its release
-// until a second after its answer, as the core's built-in limiter does: a
-// seoapi.Client calls Acquire, which reserves a slot held until release +
-// 1 s (the longest transit assumed) + 1 s, and tells the Limiter when the
-// answer came (the answered func Acquire returns); the slot then counts
-// until Redis's clock at the answer + 1 s + 5 ms. A request whose context
-// ended before its answer (abandoned in flight) keeps its slot until
-// release + 2 s + 5 ms: a slow server may still read it. However late a loaded
-// machine sends a request or reads its answer, the server's count of any
-// second stays within perSecond (provided the request arrived within a
-// second of its release). Wait alone, called outside a Client, is never
-// told of the answer: its request counts from its release for a second and
-// a 15 ms guard, which a loaded machine can break by delaying arrivals.
-// The hour counts each request from its release with a 2 s guard.
+// answer, so the fleet counts each request as the core's built-in limiter
+// does (the slot rule of the seoapi package): Acquire reserves a slot of
+// the second held until release + 1 s (the longest transit assumed) + 1 s
+// and 5 ms, and the done func it returns says how the request ended. An
+// answered request then counts until Redis's clock at the answer + 1 s +
+// 5 ms; one that got no answer (a timeout, a reset, a context that ended
+// in flight) keeps its slot until the later of that reservation and its
+// failure + 1 s + 5 ms, taking it again if it had freed: a slow server
+// may still read it. However late a loaded machine sends a request or
+// reads its answer, the server's count of any second stays within
+// perSecond (provided the request arrived within a second of its
+// release). The hour counts each request from its release with a 2 s
+// guard.
 //
-// Slots are also spaced: a perSecond-th of the guarded second apart for
-// Wait, so that the fleet's requests do not leave several processes in
-// one burst and arrive bunched up by more than the guard; half that for
-// Acquire, so that the fleet catches up after a slow answer. Time is
-// Redis's own clock (TIME inside the scripts), so clock skew between the
-// fleet's machines cannot break the limit.
+// Slots are also spaced, half a perSecond-th of the guarded second apart,
+// so that the fleet's requests do not leave several processes in one
+// burst, and the fleet catches up after a slow answer. Time is Redis's own
+// clock (TIME inside the scripts), so clock skew between the fleet's
+// machines cannot break the limit.
 //
 // One Lua script checks both windows and the server's hold and reserves a
-// slot, in one round trip (EVALSHA, falling back to EVAL); an answer is
-// one more. When no slot is free now it reserves the earliest future one
+// slot, in one round trip (EVALSHA, falling back to EVAL); telling how
+// the request ended is one more. When no slot is free now it reserves the earliest future one
 // and returns the delay; the process sleeps that long, honouring its
 // context, and runs the script again, which lets the request go unless a
 // hold was stored meanwhile (then it waits for the hold as well). Slots
 // are handed out in the order requests reach Redis, so no process is
-// starved. A wait longer than WithMaxWait, or one that would end after
-// the context's deadline, is refused at once with the same
-// *seoapi.APIError the built-in limiter gives (StatusCode 0, RetryAfter
-// set, matching seoapi.ErrRateLimited): the script does not reserve a
-// slot it would have to give back, and a slot reserved for a wait that is
-// refused or cancelled afterwards is given back (ZREM).
+// starved. A wait longer than the calling client's max wait (for a client
+// that set none, WithMaxWait's, or else seoapi.DefaultMaxWait), or one
+// that would end after the context's deadline, is refused at once with
+// the same *seoapi.APIError the built-in limiter gives (StatusCode 0,
+// RetryAfter set, matching seoapi.ErrRateLimited): the script does not
+// reserve a slot it would have to give back, and a slot reserved for a
+// wait that is cancelled afterwards is given back (ZREM).
 //
 // # A reserve for other work
 //
@@ -82,22 +81,22 @@
 //
 // # The server's hold
 //
-// Limiter is a seoapi.FeedbackLimiter. When a response says no requests
-// remain until a reset (or a 429 says Retry-After), the hold is stored in
-// Redis, relative to Redis's clock, and no process sharing the name sends
-// before it ends. A later response saying requests remain lifts the hold,
+// The client tells the Limiter the server's hold (Hold). When a response
+// says no requests remain until a reset (or a 429 says Retry-After), the
+// hold is stored in Redis, relative to Redis's clock, and no process
+// sharing the name sends before it ends. A later response saying requests remain lifts the hold,
 // unless the hold is younger than a second: such a response was most
 // likely in flight when the hold was set, and carries older news. (The
 // exact rule, that an answer lifts only a hold set before its request was
-// sent, needs the request's send time, which seoapi.RateFeedback does not
-// carry.) A process that has not seen a hold sends no lift to Redis.
+// sent, needs the request's send time, which Hold is not told; each
+// client applies it to its own requests.) A process that has not seen a hold sends no lift to Redis.
 //
 // # Contexts
 //
 // A call waits for Redis only while its context lasts, whatever the
 // go-redis options: each round trip runs in a goroutine of its own. A
 // reservation the call stopped waiting for is given back once Redis has
-// answered it; telling Redis an answer never holds a call up; giving a
+// answered it; telling Redis how a request ended never holds a call up; giving a
 // slot back and storing or lifting a hold are waited for while the
 // context lasts, and finish in the background otherwise. Background
 // round trips end within a second. Set ContextTimeoutEnabled on the
@@ -171,19 +170,20 @@
 //
 // Redis is "down" when a command fails for any reason other than the
 // caller's context: it cannot be reached, or it refuses the script (out of
-// memory, a read-only replica). Without WithFallback, such a Wait or
-// Acquire fails at once with an *UnavailableError, which matches
+// memory, a read-only replica). Without WithFallback, such an Acquire
+// fails at once with an *UnavailableError, which matches
 // seoapi.ErrConnection (nothing was sent), and the call fails. With
-// WithFallback, calls go through the fallback limiter instead (its Acquire
-// when it is a seoapi.SlotLimiter), and a Warn is logged once per outage
+// WithFallback, calls go through the fallback limiter instead, which is
+// told how each request ended and the server's hold, and a Warn is logged once per outage
 // (outages less than a minute apart count as one), and an Info when Redis
 // answers again, to WithLogger's logger (slog.Default() unless set); give
 // the fallback this process's share of the limits. A server's hold seen
-// during the outage is kept in the process. After a failure Redis is left
+// during the outage is told to the fallback, and each client keeps it for
+// its own requests. After a failure Redis is left
 // alone for a second, so calls do not each wait for a dial timeout; then
 // the next call asks it again, and once it answers the shared budget is
-// used again. An answer that cannot be told leaves its slot counting until
-// its release + 2 s, which only slows the fleet. Set the go-redis client's
+// used again. The end of a request that cannot be told leaves its slot
+// counting until its release + 2 s, which only slows the fleet. Set the go-redis client's
 // MaxRetries, DialTimeout and ReadTimeout low enough for a call to fail
 // (or fall back) as soon as you want it to. Redis started without persistence forgets the
 // reservations of the last hour when it restarts, so the fleet may then

@@ -86,9 +86,11 @@ func ExampleWithReserve() {
 	// seoapi: invalid argument: redislimit: WithReserve(3000, 0): a reserve must be smaller than the limits (3000 an hour, 20 a second)
 }
 
-// A job that would rather fail than wait long for its turn: a wait longer
-// than 10 s fails at once with seoapi.ErrRateLimited, nothing sent, and
-// reserves no slot. 0 leaves the bound to each Client's own WithMaxWait.
+// A job that would rather fail than wait long for its turn: for its
+// clients that set no seoapi.WithMaxWait, a wait longer than 10 s fails at
+// once with seoapi.ErrRateLimited, nothing sent, and reserves no slot. A
+// client's own WithMaxWait, longer or shorter, applies instead; 0 leaves
+// seoapi.DefaultMaxWait.
 func ExampleWithMaxWait() {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
 	defer rdb.Close()
@@ -96,12 +98,12 @@ func ExampleWithMaxWait() {
 	_, err := redislimit.New(rdb, "crawler-prod", redislimit.WithMaxWait(10*time.Second))
 	fmt.Println("10 s:", err)
 	_, err = redislimit.New(rdb, "crawler-prod", redislimit.WithMaxWait(0))
-	fmt.Println("each client's own:", err)
+	fmt.Println("the default:", err)
 	_, err = redislimit.New(rdb, "crawler-prod", redislimit.WithMaxWait(-time.Second))
 	fmt.Println(err)
 	// Output:
 	// 10 s: <nil>
-	// each client's own: <nil>
+	// the default: <nil>
 	// seoapi: invalid argument: redislimit: WithMaxWait(-1s): negative
 }
 
@@ -176,9 +178,12 @@ func ExampleWithLogger() {
 		return
 	}
 	for range 3 {
-		if err := lim.Wait(context.Background()); err != nil {
+		done, err := lim.Acquire(context.Background(), -1)
+		if err != nil {
 			fmt.Println(err)
+			continue
 		}
+		done(true) // the request was answered
 	}
 	// Output:
 	// level=WARN msg="redislimit: Redis cannot be reached; using the fallback limiter until it answers" budget=crawler-prod error="connection refused"

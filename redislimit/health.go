@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"sync"
 	"time"
-
-	"github.com/seoapi/seoapi-go"
 )
 
 // health remembers whether Redis answered the last time it was asked.
@@ -79,22 +77,14 @@ func (l *Limiter) cameBack() {
 	}
 }
 
-// withoutRedis is Wait (or Acquire, when answered is true) while Redis
-// cannot be reached: the fallback's, or an *UnavailableError. A fallback
-// that is a seoapi.SlotLimiter is asked with Acquire and told of the
-// answer; another one's request needs no answer, and answered does nothing.
-func (l *Limiter) withoutRedis(ctx context.Context, err error, answered bool) (func(), error) {
+// withoutRedis is Acquire while Redis cannot be reached: the fallback's,
+// within the same max wait, or an *UnavailableError.
+func (l *Limiter) withoutRedis(ctx context.Context, err error, maxWait time.Duration) (func(answered bool), error) {
 	if l.fallback == nil {
 		return nil, &UnavailableError{Name: l.name, Err: err}
 	}
-	if err := l.local.wait(ctx, l.maxWait); err != nil {
-		return nil, err
+	if maxWait < 0 && l.maxWait > 0 {
+		maxWait = l.maxWait // the client set none: this limiter's own bound
 	}
-	if s, ok := l.fallback.(seoapi.SlotLimiter); ok && answered {
-		return s.Acquire(ctx)
-	}
-	if err := l.fallback.Wait(ctx); err != nil || !answered {
-		return nil, err
-	}
-	return func() {}, nil
+	return l.fallback.Acquire(ctx, maxWait)
 }

@@ -20,22 +20,20 @@ import (
 // little after we sent it.
 const hourGuard = 2 * time.Second
 
-// releaseGuard lengthens the rolling second for a request counted from its
-// release: one let go by Wait, whose answer the Limiter never hears of.
-// Arrivals perSecond requests apart may come closer together than their
-// releases by up to the guard. The core's releaseGuard is the same.
-const releaseGuard = 15 * time.Millisecond
-
-// maxTransit is how late after its release a request let go by Acquire is
-// assumed to reach the server at the latest, while its answer has not come
-// back: until then it counts in the second until release + maxTransit + a
-// second (and answerGuard). The core's built-in limiter assumes the same.
+// maxTransit is how late after its release a request is assumed to reach
+// the server at the latest: until its answer, or its failure once that is
+// later, it counts in the second until release + maxTransit + a second
+// (and answerGuard). The core's built-in limiter assumes the same.
 const maxTransit = time.Second
 
-// answerGuard lengthens the second that a request let go by Acquire counts
-// after its answer, which is when the server last counted it; it only
-// absorbs timer and clock granularity. It is the core's secondGuard.
+// answerGuard lengthens the second that a request counts after its answer
+// or failure; it only absorbs timer and clock granularity. It is the
+// core's secondGuard.
 const answerGuard = 5 * time.Millisecond
+
+// counts is how long after its release a request counts in the second
+// until done says how it ended.
+const counts = maxTransit + time.Second + answerGuard
 
 // maxHold is the longest hold the server can ask for, as in the
 // core: the longest published window and its guard.
@@ -63,28 +61,28 @@ const sideTimeout = time.Second
 // maxNameLen bounds a budget's name.
 const maxNameLen = 64
 
-// Limiter is a seoapi.SlotLimiter, seoapi.FeedbackLimiter and
-// seoapi.BudgetLimiter whose budget is kept in Redis and shared by every
-// process using the same Redis and name. It is safe for concurrent use.
+// Limiter is a seoapi.Limiter whose budget and server hold are kept in
+// Redis and shared by every process using the same Redis and name. It is
+// safe for concurrent use.
 //
 // A call waits for Redis only while its context lasts: each round trip
 // runs in a goroutine of its own, and one the call stops waiting for
 // finishes in the background (a slot it reserved is then given back).
-// Round trips that need not hold a call up (telling an answer) never do;
-// each background round trip ends within a second.
+// Round trips that need not hold a call up (telling how a request ended)
+// never do; each background round trip ends within a second.
 type Limiter struct {
 	rdb       redis.UniversalClient
 	name      string
 	keys      []string // hour, hold, second
 	perHour   int
 	perSecond int
-	reserve   [2]int // WithReserve's slots of the hour and of the second
-	maxWait   time.Duration
+	reserve   [2]int        // WithReserve's slots of the hour and of the second
+	maxWait   time.Duration // WithMaxWait's, for a client that set none; 0: none
 	fallback  seoapi.Limiter
 	logger    *slog.Logger
 
 	reserveScript *redis.Script
-	answerScript  *redis.Script
+	endScript     *redis.Script
 	holdScript    *redis.Script
 	liftScript    *redis.Script
 	budgetScript  *redis.Script
@@ -93,17 +91,12 @@ type Limiter struct {
 	seq      atomic.Uint64 // member counter
 	holdSeen atomic.Bool   // a hold may be in place, so a Lift is worth a round trip
 	health   health
-	local    localHold      // the server's hold, for a fallback that cannot keep it
 	side     sync.WaitGroup // the goroutines of round trips, for tests to wait on
 
 	liftGrace time.Duration // liftGrace; tests shorten it
 }
 
-var (
-	_ seoapi.SlotLimiter     = (*Limiter)(nil)
-	_ seoapi.FeedbackLimiter = (*Limiter)(nil)
-	_ seoapi.BudgetLimiter   = (*Limiter)(nil)
-)
+var _ seoapi.Limiter = (*Limiter)(nil)
 
 // New returns a Limiter shared by every process that uses the same Redis
 // and the same name. name identifies one budget (one API key) and must
@@ -119,7 +112,6 @@ func New(rdb redis.UniversalClient, name string, opts ...Option) (*Limiter, erro
 	cfg := config{
 		perHour:   seoapi.DefaultRequestsPerHour,
 		perSecond: seoapi.DefaultRequestsPerSecond,
-		maxWait:   seoapi.DefaultMaxWait,
 		logger:    slog.Default(),
 	}
 	for _, opt := range opts {
@@ -150,7 +142,7 @@ func New(rdb redis.UniversalClient, name string, opts ...Option) (*Limiter, erro
 		fallback:      cfg.fallback,
 		logger:        cfg.logger,
 		reserveScript: redis.NewScript(reserveSource),
-		answerScript:  redis.NewScript(answerSource),
+		endScript:     redis.NewScript(endSource),
 		holdScript:    redis.NewScript(holdSource),
 		liftScript:    redis.NewScript(liftSource),
 		budgetScript:  redis.NewScript(budgetSource),
@@ -168,67 +160,67 @@ func newInstanceID() (string, error) {
 	return hex.EncodeToString(b), nil
 }
 
-// Wait blocks until this process may send one request within the fleet's
-// budget. It fails at once with an *seoapi.APIError matching
-// seoapi.ErrRateLimited when the wait would exceed the max wait or the
-// context's deadline, with ctx's error when ctx ends, and with an
-// *UnavailableError when Redis cannot be reached and there is no fallback.
+// Acquire blocks until this process may send one request within the
+// fleet's budget, and returns done, to be called once when the request
+// was answered (true) or failed without an answer (false). Answered, the
+// request counts in the fleet's rolling second until a second after that
+// moment on Redis's clock; failed, until a second after the later of that
+// moment and its release + 1 s, the latest a slow server may still read
+// it (see the package documentation). done returns at once (its round
+// trip runs in the background); the calls after the first do nothing.
 //
-// The Limiter never hears when a request let go by Wait was answered, so
-// the request counts in the fleet's rolling second from its release, with
-// a wider guard (see the package documentation). A seoapi.Client calls
-// Acquire instead.
-func (l *Limiter) Wait(ctx context.Context) error {
-	_, err := l.acquire(ctx, false)
-	return err
-}
-
-// Acquire waits as Wait does, and returns answered, to be called exactly
-// once when the request's response arrived or the request failed (never
-// when Acquire failed): the request then counts in the fleet's rolling
-// second until a second after that moment on Redis's clock, instead of a
-// second after its release plus the longest transit assumed (see the
-// package documentation). When ctx has ended by the time answered is
-// called, the request was abandoned and a server may still read it
-// later, so it keeps counting as long as its release allows. answered
-// returns at once (its round trip runs in the background); it is safe to
-// call more than once and from any goroutine (the calls after the first
-// do nothing). A seoapi.Client calls Acquire and answered itself.
-func (l *Limiter) Acquire(ctx context.Context) (answered func(), err error) {
-	return l.acquire(ctx, true)
-}
-
-// acquire is Wait, or Acquire when answered is true: then the request
-// counts in the second as counts says, and the returned func tells the
-// answer.
-func (l *Limiter) acquire(ctx context.Context, answered bool) (func(), error) {
+// maxWait is the calling client's max wait; negative when it set none,
+// and then WithMaxWait's applies, or else seoapi.DefaultMaxWait. A longer
+// wait, or one ending after ctx's deadline, fails at once with an
+// *seoapi.APIError matching seoapi.ErrRateLimited; Acquire fails with
+// ctx's error when ctx ends, and with an *UnavailableError when Redis
+// cannot be reached and there is no fallback.
+func (l *Limiter) Acquire(ctx context.Context, maxWait time.Duration) (done func(answered bool), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if err := l.health.skipping(time.Now()); err != nil {
-		return l.withoutRedis(ctx, err, answered)
+		return l.withoutRedis(ctx, err, maxWait)
 	}
 	member := l.instance + ":" + strconv.FormatUint(l.seq.Add(1), 36)
-	down, err := l.waitSlot(ctx, member, answered)
+	down, err := l.waitSlot(ctx, member, l.limitFor(maxWait))
 	if down != nil {
 		l.wentDown(down)
-		return l.withoutRedis(ctx, down, answered)
+		return l.withoutRedis(ctx, down, maxWait)
 	}
-	if err != nil || !answered {
+	if err != nil {
 		return nil, err
 	}
-	return l.answerer(ctx, member), nil
+	return l.doneFunc(member), nil
+}
+
+// maxWaitLimit is the max wait a call honours, and the setting it comes from.
+type maxWaitLimit struct {
+	d    time.Duration
+	name string
+}
+
+// limitFor returns the client's max wait, or for a client that set none
+// (negative) WithMaxWait's, or else seoapi.DefaultMaxWait.
+func (l *Limiter) limitFor(client time.Duration) maxWaitLimit {
+	switch {
+	case client >= 0:
+		return maxWaitLimit{client, "WithMaxWait"}
+	case l.maxWait > 0:
+		return maxWaitLimit{l.maxWait, "redislimit.WithMaxWait"}
+	}
+	return maxWaitLimit{seoapi.DefaultMaxWait, "WithMaxWait"}
 }
 
 // waitSlot reserves a slot for member and sleeps until its time, then
 // asks again: the script lets it go unless a hold was stored meanwhile. A
 // request that the reserve (WithReserve) holds back sleeps without a
 // place in line and asks again. down is Redis's error, when it failed.
-func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (down, err error) {
+func (l *Limiter) waitSlot(ctx context.Context, member string, limit maxWaitLimit) (down, err error) {
 	start := time.Now()
 	for {
 		waited := time.Since(start)
-		r, err := l.reserveSlot(ctx, member, answered, waited)
+		r, err := l.reserveSlot(ctx, member, limit.d, waited)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -237,7 +229,7 @@ func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (d
 		}
 		l.cameBack()
 		l.holdSeen.Store(r.held)
-		if err := l.take(ctx, member, r, waited); err != nil || r.reserved && r.delay == 0 {
+		if err := l.take(ctx, member, r, limit, waited); err != nil || r.reserved && r.delay == 0 {
 			return nil, err
 		}
 	}
@@ -245,11 +237,11 @@ func (l *Limiter) waitSlot(ctx context.Context, member string, answered bool) (d
 
 // take waits for r's delay, or refuses the wait; a reserved slot that
 // will not be used is given back. A slot due now has nothing to refuse.
-func (l *Limiter) take(ctx context.Context, member string, r reservation, waited time.Duration) error {
+func (l *Limiter) take(ctx context.Context, member string, r reservation, limit maxWaitLimit, waited time.Duration) error {
 	if r.delay == 0 {
 		return nil
 	}
-	err := l.checkWait(ctx, r, waited)
+	err := l.checkWait(ctx, r, limit, waited)
 	if err == nil {
 		err = sleep(ctx, r.delay)
 	}
@@ -261,41 +253,35 @@ func (l *Limiter) take(ctx context.Context, member string, r reservation, waited
 
 // checkWait refuses r's delay when the whole wait, from the first ask
 // waited ago, is longer than the max wait, or when the delay would end
-// after ctx's deadline.
-func (l *Limiter) checkWait(ctx context.Context, r reservation, waited time.Duration) error {
+// after ctx's deadline. The script reserves nothing for such a delay.
+func (l *Limiter) checkWait(ctx context.Context, r reservation, limit maxWaitLimit, waited time.Duration) error {
 	reason := l.reason(r)
-	if waited > 0 {
-		// Without ctx's deadline (which bounds only what is left of the
-		// wait), but with the client's max wait that ctx carries.
-		if err := seoapi.CheckWait(context.WithoutCancel(ctx), waited+r.delay, l.maxWait, reason); err != nil {
-			return err
-		}
+	if d := waited + r.delay; d > limit.d {
+		return seoapi.RefuseWait(d, fmt.Sprintf("%s: wait of %s exceeds the max wait of %s (%s)", reason, d, limit.d, limit.name))
 	}
-	if err := seoapi.CheckWait(ctx, r.delay, l.maxWait, reason); err != nil {
-		return err
+	if deadline, ok := ctx.Deadline(); ok && time.Now().Add(r.delay).After(deadline) {
+		return seoapi.RefuseWait(r.delay, fmt.Sprintf("%s: wait of %s would end after the context's deadline", reason, r.delay))
 	}
-	if !r.reserved && !r.byReserve {
-		// The script refused by the limiter's own bound; CheckWait, asked a
-		// moment later, can only differ by rounding.
-		d := waited + r.delay
-		return seoapi.RefuseWait(d, fmt.Sprintf("%s: wait of %s exceeds the max wait of %s (redislimit.WithMaxWait)", reason, d, l.maxWait))
-	}
-	return nil
+	return ctx.Err()
 }
 
-// answerer returns the answered func of the slot member: the first call
-// moves the slot's end in the second to a second (and answerGuard) after
-// Redis's now, when that is sooner, unless ctx has ended.
-func (l *Limiter) answerer(ctx context.Context, member string) func() {
+// doneFunc returns the done func of the slot member: its first call moves
+// the slot's end in the second to a second (and answerGuard) after Redis's
+// now, sooner when answered, later when the request failed.
+func (l *Limiter) doneFunc(member string) func(answered bool) {
 	var called atomic.Bool
-	return func() {
-		if called.Swap(true) || ctx.Err() != nil || l.health.skipping(time.Now()) != nil {
+	return func(answered bool) {
+		if called.Swap(true) || l.health.skipping(time.Now()) != nil {
 			return
+		}
+		mode := 0 // failed
+		if answered {
+			mode = 1
 		}
 		l.goSide(func() {
 			ctx, cancel := sideContext()
 			defer cancel()
-			if err := l.answerScript.Run(ctx, l.rdb, l.keys[2:3], member, micros(time.Second+answerGuard)).Err(); err != nil {
+			if err := l.endScript.Run(ctx, l.rdb, []string{l.keys[0], l.keys[2]}, member, micros(time.Second+answerGuard), mode).Err(); err != nil {
 				// The slot keeps the end its reservation gave it.
 				l.wentDown(err)
 			}
@@ -331,18 +317,16 @@ func (l *Limiter) reason(r reservation) string {
 
 // reserveSlot runs the reserve script: one round trip, which the caller
 // waits for only while ctx lasts. When ctx ends first, the script may
-// still run: its slot is given back once it has. answered says the
-// request is let go by Acquire, and so counts in the second and is
-// spaced as counts and spacing say for it; waited is how long the
+// still run: its slot is given back once it has. waited is how long the
 // request has waited already.
-func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool, waited time.Duration) (reservation, error) {
+func (l *Limiter) reserveSlot(ctx context.Context, member string, maxWait, waited time.Duration) (reservation, error) {
 	var vals []int64
 	var err error
 	done := l.goSide(func() {
 		vals, err = l.reserveScript.Run(ctx, l.rdb, l.keys,
 			l.perHour, l.perSecond, l.reserve[0], l.reserve[1],
-			micros(time.Hour+hourGuard), micros(counts(answered)),
-			micros(l.acceptable(ctx, waited)), member, micros(l.spacing(answered)),
+			micros(time.Hour+hourGuard), micros(counts),
+			micros(acceptable(ctx, maxWait-waited)), member, micros(l.spacing()),
 		).Int64Slice()
 	})
 	await(ctx, done)
@@ -365,42 +349,20 @@ func (l *Limiter) reserveSlot(ctx context.Context, member string, answered bool,
 	}, nil
 }
 
-// counts is how long after its release a request counts in the second:
-// until maxTransit and a second (and answerGuard) after it, or a second
-// after its answer if that is sooner, for a request let go by Acquire
-// (answered); a second and releaseGuard for one let go by Wait.
-func counts(answered bool) time.Duration {
-	if answered {
-		return maxTransit + time.Second + answerGuard
-	}
-	return time.Second + releaseGuard
-}
-
-// spacing is the least time between two slots. For Wait, it is the
-// per-second window (with its guard) shared evenly: the fleet's steady
-// rate is the same as when each window is filled at once, but its
-// requests do not arrive in bursts from several processes together, which
-// queue at the server and arrive bunched up by more than the guard. For
-// Acquire it is half that: a request counts until its answer, however
-// bunched the arrivals, and slots spaced at exactly the steady rate could
-// never catch up after a slow answer (each delays every later slot), while
-// slots let go at once come back in bursts. BenchmarkFleetRate measured
-// 0.92-0.94 of 50/s at the full spacing, 0.985 at half.
-func (l *Limiter) spacing(answered bool) time.Duration {
-	if answered {
-		return (time.Second + answerGuard) / time.Duration(2*l.perSecond)
-	}
-	return (time.Second + releaseGuard) / time.Duration(l.perSecond)
+// spacing is the least time between two slots: half the per-second window
+// (with its guard) shared evenly. A request counts until its answer,
+// however bunched the arrivals, and slots spaced at exactly the steady
+// rate could never catch up after a slow answer (each delays every later
+// slot), while slots let go at once come back in bursts.
+// BenchmarkFleetRate measured 0.92-0.94 of 50/s at the full spacing, 0.985
+// at half.
+func (l *Limiter) spacing() time.Duration {
+	return (time.Second + answerGuard) / time.Duration(2*l.perSecond)
 }
 
 // acceptable is the longest delay worth reserving a slot for: what the
-// max wait leaves after waited (the longest a slot can be away when the
-// max wait is 0), or less when ctx's deadline comes sooner.
-func (l *Limiter) acceptable(ctx context.Context, waited time.Duration) time.Duration {
-	d := 2 * maxHold
-	if l.maxWait > 0 {
-		d = l.maxWait - waited
-	}
+// max wait leaves, or less when ctx's deadline comes sooner.
+func acceptable(ctx context.Context, d time.Duration) time.Duration {
 	if deadline, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(deadline))
 	}
@@ -427,30 +389,28 @@ func (l *Limiter) remove(member string) {
 	})
 }
 
-// Feedback is told what a response said about the rate limit. A hold is
-// stored in Redis so that no process sharing the name sends before it
-// ends; a lift ends it, and costs a round trip only when this process has
-// seen a hold. The caller waits for the round trip while ctx lasts. A
-// fallback that is a seoapi.FeedbackLimiter is told too, so that it keeps
-// the hold if Redis goes away.
+// Hold is told what a response said of the server's limit (see
+// seoapi.Limiter). A hold (d > 0) is stored in Redis so that no process
+// sharing the name sends before it ends; d == 0 ends it, and costs a
+// round trip only when this process has seen a hold. The caller waits for
+// the round trip while ctx lasts. The fallback is told too, so that it
+// keeps the hold if Redis goes away.
 //
-// A lift ends only a hold stored at least a second before (liftGrace): a
+// d == 0 ends only a hold stored at least a second before (liftGrace): a
 // response that says requests remain may come from a request sent before
-// the hold, and then carries older news. Feedback is not told when that
+// the hold, and then carries older news. Hold is not told when that
 // request was sent, so the second stands for it.
-func (l *Limiter) Feedback(ctx context.Context, f seoapi.RateFeedback) {
-	if fb, ok := l.fallback.(seoapi.FeedbackLimiter); ok {
-		fb.Feedback(ctx, f)
-	} else if l.fallback != nil {
-		l.local.apply(f, time.Now(), l.liftGrace)
+func (l *Limiter) Hold(ctx context.Context, d time.Duration) {
+	if l.fallback != nil {
+		l.fallback.Hold(ctx, d)
 	}
 	if l.health.skipping(time.Now()) != nil {
 		return
 	}
 	switch {
-	case f.Hold > 0:
-		await(ctx, l.goSide(func() { l.storeHold(min(f.Hold, maxHold)) }))
-	case f.Lift && l.holdSeen.Load():
+	case d > 0:
+		await(ctx, l.goSide(func() { l.storeHold(min(d, maxHold)) }))
+	case l.holdSeen.Load():
 		await(ctx, l.goSide(l.lift))
 	}
 }
@@ -518,8 +478,8 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// UnavailableError is the error of a Wait that could not reach Redis and
-// had no fallback. Nothing was sent. It matches seoapi.ErrConnection, and
+// UnavailableError is the error of an Acquire that could not reach Redis
+// and had no fallback. Nothing was sent. It matches seoapi.ErrConnection, and
 // the error from Redis stays reachable with errors.As and errors.Is.
 type UnavailableError struct {
 	Name string // the budget's name

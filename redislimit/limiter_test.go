@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -129,7 +131,7 @@ func TestStrictWindowsAcrossLimiters(t *testing.T) {
 		for range workers {
 			wg.Go(func() {
 				for range calls {
-					if err := lim.Wait(context.Background()); err != nil {
+					if err := acquire(context.Background(), lim); err != nil {
 						t.Error(err)
 						failed.Add(1)
 					}
@@ -142,9 +144,10 @@ func TestStrictWindowsAcrossLimiters(t *testing.T) {
 	if want := limiters*workers*calls - int(failed.Load()); len(slots) != want {
 		t.Fatalf("%d slots reserved, want %d", len(slots), want)
 	}
-	checkWindows(t, slots, time.Second+releaseGuard, perSecond)
-	checkWindows(t, slots, (time.Second+releaseGuard)/perSecond, 1) // evenly spaced
-	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+releaseGuard) {
+	// Each request is answered at once: it counts a second and the guard.
+	checkWindows(t, slots, time.Second+answerGuard, perSecond)
+	checkWindows(t, slots, (time.Second+answerGuard)/(2*perSecond), 1) // spaced
+	if spread := slots[len(slots)-1].Sub(slots[0]); spread < 4*(time.Second+answerGuard) {
 		t.Errorf("24 slots at 5 a second spread over %s, want at least 4 windows", spread)
 	}
 }
@@ -158,7 +161,7 @@ func TestHourlyBudgetRefusesAtOnce(t *testing.T) {
 	var ok, refused int
 	for i := range 30 {
 		lim := []*Limiter{a, b}[i%2]
-		err := lim.Wait(context.Background())
+		err := acquire(context.Background(), lim)
 		var apiErr *seoapi.APIError
 		switch {
 		case err == nil:
@@ -172,7 +175,7 @@ func TestHourlyBudgetRefusesAtOnce(t *testing.T) {
 				t.Errorf("error %q does not name the hourly limit", err)
 			}
 		default:
-			t.Fatalf("Wait: %v", err)
+			t.Fatalf("Acquire: %v", err)
 		}
 	}
 	if ok != 20 || refused != 10 {
@@ -201,12 +204,11 @@ func TestRefusalsGiveSlotsBack(t *testing.T) {
 	}{
 		// The script refuses without reserving.
 		{"limiter's max wait", []Option{WithMaxWait(100 * time.Millisecond)}, 0, 0,
-			"fleet hourly limit: wait of 1h0m1.9", "exceeds the max wait of 100ms (the limiter's own)"},
+			"fleet hourly limit: wait of 1h0m1.9", "exceeds the max wait of 100ms (redislimit.WithMaxWait)"},
 		{"deadline", []Option{WithLimits(100, 1000)}, 30 * time.Second, time.Second,
 			"server rate limit (fleet hold): wait of 29.", "would end after the context's deadline"},
-		// The script reserves (the limiter leaves the bound to the caller)
-		// and CheckWait refuses: the slot is given back.
-		{"caller's max wait", []Option{WithMaxWait(0)}, 0, 0,
+		// No bound of the limiter's own: DefaultMaxWait.
+		{"the default max wait", []Option{WithMaxWait(0)}, 0, 0,
 			"fleet hourly limit: wait of 1h0m1.9", "exceeds the max wait of 1m0s (WithMaxWait)"},
 	}
 	for _, tc := range cases {
@@ -214,11 +216,11 @@ func TestRefusalsGiveSlotsBack(t *testing.T) {
 			t.Parallel()
 			name := "refuse-" + strings.ReplaceAll(strings.ReplaceAll(tc.name, " ", "-"), "'", "")
 			lim := newTestLimiter(t, rdb, name, append([]Option{WithLimits(1, 1000)}, tc.opts...)...)
-			if err := lim.Wait(context.Background()); err != nil {
+			if err := acquire(context.Background(), lim); err != nil {
 				t.Fatal(err)
 			}
 			if tc.hold > 0 {
-				lim.Feedback(context.Background(), seoapi.RateFeedback{Hold: tc.hold})
+				lim.Hold(context.Background(), tc.hold)
 			}
 			ctx := context.Background()
 			if tc.timeout > 0 {
@@ -226,10 +228,10 @@ func TestRefusalsGiveSlotsBack(t *testing.T) {
 				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
 				defer cancel()
 			}
-			err := lim.Wait(ctx)
+			err := acquire(ctx, lim)
 			var apiErr *seoapi.APIError
 			if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.StatusCode != 0 || apiErr.RetryAfter <= tc.timeout {
-				t.Fatalf("Wait = %v, want a refusal matching ErrRateLimited", err)
+				t.Fatalf("Acquire = %v, want a refusal matching ErrRateLimited", err)
 			}
 			if !strings.Contains(err.Error(), tc.reason) || !strings.Contains(err.Error(), tc.why) {
 				t.Errorf("error %q does not say %q and %q", err, tc.reason, tc.why)
@@ -246,24 +248,24 @@ func TestCancelGivesSlotBack(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.Client()
 	lim := newTestLimiter(t, rdb, "cancel")
-	if err := lim.Wait(context.Background()); err != nil {
+	if err := acquire(context.Background(), lim); err != nil {
 		t.Fatal(err)
 	}
-	lim.Feedback(context.Background(), seoapi.RateFeedback{Hold: 30 * time.Second})
+	lim.Hold(context.Background(), 30*time.Second)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- lim.Wait(ctx) }()
-	// The second Wait has reserved its slot when the set holds two.
+	go func() { done <- acquire(ctx, lim) }()
+	// The second Acquire has reserved its slot when the set holds two.
 	for len(scores(t, rdb, "cancel")) < 2 {
 		select {
 		case err := <-done:
-			t.Fatalf("Wait returned %v before it was cancelled", err)
+			t.Fatalf("Acquire returned %v before it was cancelled", err)
 		default:
 		}
 	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Wait = %v, want context.Canceled", err)
+		t.Fatalf("Acquire = %v, want context.Canceled", err)
 	}
 	lim.side.Wait() // the slot of a cancelled wait is given back in the background
 	if n := len(scores(t, rdb, "cancel")); n != 1 {
@@ -271,12 +273,27 @@ func TestCancelGivesSlotBack(t *testing.T) {
 	}
 }
 
-// countingLimiter is a fallback that counts its waits.
-type countingLimiter struct{ waits atomic.Int32 }
+// countingLimiter is a fallback that counts its turns, the failures it is
+// told and the holds, and keeps the last max wait it was given.
+type countingLimiter struct {
+	waits, failed, holds atomic.Int32
+	maxWait              atomic.Int64
+}
 
-func (c *countingLimiter) Wait(ctx context.Context) error {
+func (c *countingLimiter) Acquire(ctx context.Context, maxWait time.Duration) (func(bool), error) {
 	c.waits.Add(1)
-	return ctx.Err()
+	c.maxWait.Store(int64(maxWait))
+	return func(answered bool) {
+		if !answered {
+			c.failed.Add(1)
+		}
+	}, ctx.Err()
+}
+
+func (c *countingLimiter) Hold(context.Context, time.Duration) { c.holds.Add(1) }
+
+func (c *countingLimiter) Budget(context.Context) (seoapi.Budget, error) {
+	return seoapi.Budget{}, errors.New("no budget")
 }
 
 // records is a slog.Handler keeping what it is given.
@@ -313,23 +330,23 @@ func TestRedisDownWithoutFallback(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.Client()
 	lim := newTestLimiter(t, rdb, "down")
-	if err := lim.Wait(context.Background()); err != nil {
+	if err := acquire(context.Background(), lim); err != nil {
 		t.Fatal(err)
 	}
 	srv.Stop()
 	for range 3 {
-		err := lim.Wait(context.Background())
+		err := acquire(context.Background(), lim)
 		var unavailable *UnavailableError
 		if !errors.As(err, &unavailable) || !errors.Is(err, seoapi.ErrConnection) {
-			t.Fatalf("Wait = %v, want an *UnavailableError matching ErrConnection", err)
+			t.Fatalf("Acquire = %v, want an *UnavailableError matching ErrConnection", err)
 		}
 		if !strings.Contains(err.Error(), `Redis cannot be reached for budget "down", so nothing was sent`) {
 			t.Errorf("error %q does not say Redis cannot be reached", err)
 		}
 	}
 	srv.Start()
-	if err := lim.Wait(context.Background()); err != nil {
-		t.Fatalf("Wait after Redis came back: %v", err)
+	if err := acquire(context.Background(), lim); err != nil {
+		t.Fatalf("Acquire after Redis came back: %v", err)
 	}
 	if n := len(scores(t, rdb, "down")); n != 1 {
 		t.Errorf("%d slots in the restarted Redis, want 1", n)
@@ -344,14 +361,14 @@ func TestRedisDownUsesFallback(t *testing.T) {
 	logs := &records{}
 	lim := newTestLimiter(t, rdb, "fallback", WithFallback(fallback), WithLogger(slog.New(logs)))
 	for outage := 1; outage <= 2; outage++ {
-		if err := lim.Wait(context.Background()); err != nil {
+		if err := acquire(context.Background(), lim); err != nil {
 			t.Fatal(err)
 		}
 		before := fallback.waits.Load()
 		srv.Stop()
 		for range 5 {
-			if err := lim.Wait(context.Background()); err != nil {
-				t.Fatalf("Wait during outage %d: %v", outage, err)
+			if err := acquire(context.Background(), lim); err != nil {
+				t.Fatalf("Acquire during outage %d: %v", outage, err)
 			}
 		}
 		if got := fallback.waits.Load() - before; got != 5 {
@@ -361,7 +378,7 @@ func TestRedisDownUsesFallback(t *testing.T) {
 			t.Errorf("after outage %d: %d warnings, want one per outage", outage, got)
 		}
 		srv.Start()
-		if err := lim.Wait(context.Background()); err != nil {
+		if err := acquire(context.Background(), lim); err != nil {
 			t.Fatal(err)
 		}
 		if got := fallback.waits.Load() - before; got != 5 {
@@ -388,7 +405,7 @@ func TestOutageSparesRedis(t *testing.T) {
 	}
 	srv.Stop()
 	for range 10 {
-		if err := lim.Wait(context.Background()); err != nil {
+		if err := acquire(context.Background(), lim); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -410,20 +427,20 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 	// A hold long enough that no stall of a loaded machine between the
 	// lines below can outlast it.
 	const hold = 5 * time.Second
-	a.Feedback(ctx, seoapi.RateFeedback{Hold: hold})
+	a.Hold(ctx, hold)
 	until, err := rdb.HGet(ctx, "seoapi:{hold}:hold", "until").Int64()
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = b.Wait(ctx)
+	err = acquire(ctx, b)
 	var apiErr *seoapi.APIError
 	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter <= 100*time.Millisecond || apiErr.RetryAfter > hold {
-		t.Fatalf("Wait during the hold = %v, want a refusal with RetryAfter the rest of the %s", err, hold)
+		t.Fatalf("Acquire during the hold = %v, want a refusal with RetryAfter the rest of the %s", err, hold)
 	}
 	if !strings.Contains(err.Error(), "server rate limit") {
 		t.Errorf("error %q does not name the server's hold", err)
 	}
-	if err := a.Wait(ctx); err != nil {
+	if err := acquire(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	slots := scores(t, rdb, "hold")
@@ -433,25 +450,25 @@ func TestFeedbackHoldsEveryLimiter(t *testing.T) {
 
 	// A lift within liftGrace of the hold leaves it; a later one ends it.
 	a.liftGrace = time.Minute
-	a.Feedback(ctx, seoapi.RateFeedback{Hold: time.Hour})
-	a.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+	a.Hold(ctx, time.Hour)
+	a.Hold(ctx, 0)
 	if n, _ := rdb.Exists(ctx, "seoapi:{hold}:hold").Result(); n != 1 {
 		t.Fatal("a lift right after the hold ended it")
 	}
 	a.liftGrace = 0
-	a.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+	a.Hold(ctx, 0)
 	if n, _ := rdb.Exists(ctx, "seoapi:{hold}:hold").Result(); n != 0 {
 		t.Fatal("the lift did not end the hold")
 	}
-	if err := b.Wait(ctx); err != nil {
-		t.Fatalf("Wait after the lift: %v", err)
+	if err := acquire(ctx, b); err != nil {
+		t.Fatalf("Acquire after the lift: %v", err)
 	}
 
 	// With no hold seen, a lift costs no round trip.
 	before := sent.Load()
 	for range 100 {
-		a.Feedback(ctx, seoapi.RateFeedback{Lift: true})
-		b.Feedback(ctx, seoapi.RateFeedback{Lift: true})
+		a.Hold(ctx, 0)
+		b.Hold(ctx, 0)
 	}
 	if got := sent.Load() - before; got != 0 {
 		t.Errorf("100 lifts without a hold sent %d commands", got)
@@ -469,7 +486,7 @@ func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		acquire bool
-	}{{"Wait", false}, {"Acquire", true}} {
+	}{{"answered", false}, {"failed", true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			name := "queued-" + tc.name
@@ -481,18 +498,18 @@ func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
 				// ahead. Store the hold while its request waits for it.
 				if c, ok := cmds[0].(*redis.Cmd); ok {
 					if v, err := c.Int64Slice(); err == nil && len(v) == 5 && v[3] == 1 && v[0] > 0 {
-						once.Do(func() { other.Feedback(context.Background(), seoapi.RateFeedback{Hold: time.Hour}) })
+						once.Do(func() { other.Hold(context.Background(), time.Hour) })
 					}
 				}
 			}))
 			lim := newTestLimiter(t, rdb, name, WithLimits(100, 1))
 			take := func() error {
 				if !tc.acquire {
-					return lim.Wait(context.Background())
+					return acquire(context.Background(), lim)
 				}
-				answered, err := lim.Acquire(context.Background())
+				done, err := lim.Acquire(context.Background(), -1)
 				if err == nil {
-					answered()
+					done(false)
 				}
 				return err
 			}
@@ -517,22 +534,36 @@ func TestQueuedRequestWaitsForAHoldSetMeanwhile(t *testing.T) {
 	}
 }
 
-func TestLocalHoldWhileRedisDown(t *testing.T) {
+// TestHoldWhileRedisDown: while Redis is down the server's hold is told
+// to the fallback, and a client keeps it for its own requests whatever the
+// fallback does with it.
+func TestHoldWhileRedisDown(t *testing.T) {
 	t.Parallel()
 	srv := startRedis(t)
-	rdb := srv.Client()
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("X-RateLimit-Reset", "60")
+		w.Write([]byte(`[]`)) //nolint:errcheck // the client reads what arrives
+	}))
+	t.Cleanup(api.Close)
 	fallback := &countingLimiter{}
-	lim := newTestLimiter(t, rdb, "local", WithFallback(fallback), WithLogger(slog.New(&records{})), WithMaxWait(time.Second))
+	lim := newTestLimiter(t, srv.Client(), "hold-down", WithFallback(fallback), WithLogger(slog.New(&records{})))
 	srv.Stop()
-	lim.Feedback(context.Background(), seoapi.RateFeedback{Hold: time.Minute})
-	err := lim.Wait(context.Background())
-	var apiErr *seoapi.APIError
-	// Refused: longer than the max wait of a second, so the hold was kept.
-	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter <= time.Second || apiErr.RetryAfter > time.Minute {
-		t.Fatalf("Wait = %v, want the hold kept in the process", err)
+	client, err := seoapi.NewClient(api.URL, "sk_test_hold_down", seoapi.WithLimiter(lim), seoapi.WithMaxWait(time.Second))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if fallback.waits.Load() != 0 {
-		t.Error("the fallback was asked during the hold")
+	if _, _, err := client.Workspaces.List(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = client.Workspaces.List(context.Background(), nil)
+	var apiErr *seoapi.APIError
+	if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter <= time.Second || apiErr.RetryAfter > time.Minute {
+		t.Fatalf("second call = %v, want the hold kept", err)
+	}
+	if fallback.waits.Load() != 1 || fallback.holds.Load() != 1 {
+		t.Errorf("the fallback was asked %d times and told %d holds; want 1 and 1", fallback.waits.Load(), fallback.holds.Load())
 	}
 }
 
@@ -572,15 +603,15 @@ func TestGivenBackSlotKeepsTheHourFull(t *testing.T) {
 	rdb := srv.Client()
 	lim := newTestLimiter(t, rdb, "full-hour", WithLimits(3, 1000), WithMaxWait(0))
 	for range 3 {
-		if err := lim.Wait(context.Background()); err != nil {
+		if err := acquire(context.Background(), lim); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := range 3 {
-		err := lim.Wait(context.Background())
+		err := acquire(context.Background(), lim)
 		var apiErr *seoapi.APIError
 		if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter < 55*time.Minute {
-			t.Fatalf("Wait %d on a full hour = %v, want a refusal of about an hour", i+4, err)
+			t.Fatalf("Acquire %d on a full hour = %v, want a refusal of about an hour", i+4, err)
 		}
 		if !strings.Contains(err.Error(), "(WithMaxWait)") {
 			t.Errorf("error %q does not name the client's max wait", err)
@@ -644,10 +675,10 @@ func TestRedisStoppedMidRun(t *testing.T) {
 	}
 }
 
-// waitCounts counts the outcomes of Waits.
+// waitCounts counts the outcomes of Acquires.
 type waitCounts struct{ ok, unavailable, other atomic.Int32 }
 
-// waitUntil calls l.Wait until stop is closed, counting the outcomes.
+// waitUntil calls Acquire until stop is closed, counting the outcomes.
 func (c *waitCounts) waitUntil(l *Limiter, stop <-chan struct{}) {
 	for {
 		select {
@@ -655,7 +686,7 @@ func (c *waitCounts) waitUntil(l *Limiter, stop <-chan struct{}) {
 			return
 		default:
 		}
-		err := l.Wait(context.Background())
+		err := acquire(context.Background(), l)
 		var u *UnavailableError
 		switch {
 		case err == nil:
@@ -665,5 +696,70 @@ func (c *waitCounts) waitUntil(l *Limiter, stop <-chan struct{}) {
 		default:
 			c.other.Add(1)
 		}
+	}
+}
+
+// acquire lets one request go for a caller that set no max wait, and
+// reports it answered at once, as a client whose answer comes straight
+// back does.
+func acquire(ctx context.Context, l *Limiter) error {
+	done, err := l.Acquire(ctx, -1)
+	if err == nil {
+		done(true)
+	}
+	return err
+}
+
+// TestClientsMaxWaitApplies: a call honours its client's max wait
+// whatever redislimit.WithMaxWait says: a longer one lets it wait for the
+// next slot (about 2 s here), a shorter one refuses at once, nothing sent;
+// the limiter's own bound stands in only for a client that set none.
+func TestClientsMaxWaitApplies(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	api := startFleetAPI(t, nil)
+	lim := newTestLimiter(t, srv.Client(), "client-max-wait", WithLimits(1000, 1), WithMaxWait(500*time.Millisecond))
+	// A request that got no answer holds the second's only slot until its
+	// release + 2 s.
+	done, err := lim.Acquire(context.Background(), -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done(false)
+	newClient := func(opts ...seoapi.Option) *seoapi.Client {
+		c, err := seoapi.NewClient(api.baseURL, api.key, append([]seoapi.Option{seoapi.WithLimiter(lim), seoapi.WithMaxRetries(0)}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	refused := []struct {
+		name   string
+		client *seoapi.Client
+		says   string
+	}{
+		{"a shorter max wait", newClient(seoapi.WithMaxWait(100 * time.Millisecond)), "exceeds the max wait of 100ms (WithMaxWait)"},
+		{"none set", newClient(), "exceeds the max wait of 500ms (redislimit.WithMaxWait)"},
+	}
+	for _, tc := range refused {
+		start := time.Now()
+		_, _, err := tc.client.Workspaces.List(context.Background(), nil)
+		var apiErr *seoapi.APIError
+		if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.RetryAfter <= 0 || !strings.Contains(err.Error(), tc.says) {
+			t.Errorf("%s: %v; want a refusal that says %q, with RetryAfter", tc.name, err, tc.says)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: refused after %s, want at once", tc.name, d)
+		}
+	}
+	start := time.Now()
+	if _, _, err := newClient(seoapi.WithMaxWait(5*time.Second)).Workspaces.List(context.Background(), nil); err != nil {
+		t.Fatalf("a longer max wait: %v", err)
+	}
+	if d := time.Since(start); d < 500*time.Millisecond {
+		t.Errorf("a longer max wait: sent after %s, want after the limiter's own bound", d)
+	}
+	if n := len(api.requests()); n != 1 {
+		t.Errorf("%d requests sent, want 1", n)
 	}
 }

@@ -61,12 +61,11 @@ func WithReserve(perHour, perSecond int) Option {
 	}
 }
 
-// WithMaxWait sets the longest wait Wait and Acquire accept (default
-// 60 s, as the core's WithMaxWait); a longer one is refused at once with
-// seoapi.ErrRateLimited, without reserving a slot. The calling Client's
-// own WithMaxWait, when smaller, applies too; 0 leaves the bound to each
-// Client, as seoapi.NewLimiter does (a refused slot is then reserved and
-// given back: one more round trip).
+// WithMaxWait sets the max wait of a call whose client set none
+// (seoapi.WithMaxWait): a longer wait is refused at once with
+// seoapi.ErrRateLimited, without reserving a slot. A client's own max wait
+// always applies instead, longer or shorter. 0, the default, leaves
+// seoapi.DefaultMaxWait.
 func WithMaxWait(d time.Duration) Option {
 	return func(c *config) {
 		if d < 0 {
@@ -78,8 +77,9 @@ func WithMaxWait(d time.Duration) Option {
 }
 
 // WithFallback sets the limiter used while Redis cannot be reached, for
-// example seoapi.NewLimiter with this process's share of the limits.
-// Without one, a Wait that cannot reach Redis fails.
+// example seoapi.NewLimiter with this process's share of the limits. It is
+// told the server's hold too. Without one, an Acquire that cannot reach
+// Redis fails.
 func WithFallback(l seoapi.Limiter) Option {
 	return func(c *config) {
 		if l == nil {

@@ -57,19 +57,19 @@ func TestReserveKeepsTheHourForOthers(t *testing.T) {
 	}
 }
 
-// admitted makes up to n Waits until one is refused, checks the refusal
+// admitted makes up to n Acquires until one is refused, checks the refusal
 // (an hour's wait, nothing reserved, the limit named), and returns how
 // many went through.
 func admitted(t *testing.T, l *Limiter, n int, reason string) int {
 	t.Helper()
 	for i := range n {
-		err := l.Wait(context.Background())
+		err := acquire(context.Background(), l)
 		if err == nil {
 			continue
 		}
 		var apiErr *seoapi.APIError
 		if !errors.As(err, &apiErr) || !errors.Is(err, seoapi.ErrRateLimited) || apiErr.StatusCode != 0 || apiErr.RetryAfter < 59*time.Minute {
-			t.Fatalf("Wait %d = %v, want a refusal of about an hour", i+1, err)
+			t.Fatalf("Acquire %d = %v, want a refusal of about an hour", i+1, err)
 		}
 		if !strings.Contains(err.Error(), reason) {
 			t.Errorf("refusal %q does not say %q", err, reason)
@@ -88,76 +88,71 @@ func TestReserveKeepsTheSecondForOthers(t *testing.T) {
 	srv := startRedis(t)
 	rdb := srv.Client()
 	const perSecond, reserve = 5, 2
-	for _, answered := range []bool{false, true} {
-		t.Run(map[bool]string{false: "Wait", true: "Acquire"}[answered], func(t *testing.T) {
-			t.Parallel()
-			name := fmt.Sprintf("reserve-second-%t", answered)
-			batch := newTestLimiter(t, rdb, name, WithLimits(1000, perSecond), WithReserve(0, reserve))
-			service := newTestLimiter(t, rdb, name, WithLimits(1000, perSecond))
-			ctx := context.Background()
-			// reserveAs reserves a slot for member and checks its release:
-			// Redis's now, the spacing after the latest release, or when
-			// the slot that let it go stops counting, whichever is latest.
-			// The members reserved so far, latest release first.
-			var members []string
-			reserveAs := func(l *Limiter, member string, limit int) {
-				t.Helper()
-				r, err := l.reserveSlot(ctx, member, answered, 0)
-				if err != nil || !r.reserved {
-					t.Fatalf("reserve %s = %+v, %v", member, r, err)
-				}
-				at, _ := score(t, rdb, l.keys[0], member)
-				want := at.Add(-r.delay)
-				if len(members) > 0 {
-					last, _ := score(t, rdb, l.keys[0], members[0])
-					want = latest(want, last.Add(l.spacing(answered)))
-				}
-				if len(members) >= limit {
-					// The limit-th latest end of the others; all are
-					// still counting (no answers are told here).
-					ends := make([]time.Time, len(members))
-					for i, m := range members {
-						ends[i], _ = score(t, rdb, l.keys[2], m)
-					}
-					slices.SortFunc(ends, func(a, b time.Time) int { return b.Compare(a) })
-					want = latest(want, ends[limit-1])
-				}
-				if !at.Equal(want) {
-					t.Errorf("%s released at %s, want %s", member, at, want)
-				}
-				members = append([]string{member}, members...)
+	name := "reserve-second"
+	batch := newTestLimiter(t, rdb, name, WithLimits(1000, perSecond), WithReserve(0, reserve))
+	service := newTestLimiter(t, rdb, name, WithLimits(1000, perSecond))
+	ctx := context.Background()
+	// reserveAs reserves a slot for member and checks its release:
+	// Redis's now, the spacing after the latest release, or when
+	// the slot that let it go stops counting, whichever is latest.
+	// The members reserved so far, latest release first.
+	var members []string
+	reserveAs := func(l *Limiter, member string, limit int) {
+		t.Helper()
+		r, err := l.reserveSlot(ctx, member, time.Minute, 0)
+		if err != nil || !r.reserved {
+			t.Fatalf("reserve %s = %+v, %v", member, r, err)
+		}
+		at, _ := score(t, rdb, l.keys[0], member)
+		want := at.Add(-r.delay)
+		if len(members) > 0 {
+			last, _ := score(t, rdb, l.keys[0], members[0])
+			want = latest(want, last.Add(l.spacing()))
+		}
+		if len(members) >= limit {
+			// The limit-th latest end of the others; all are
+			// still counting (no answers are told here).
+			ends := make([]time.Time, len(members))
+			for i, m := range members {
+				ends[i], _ = score(t, rdb, l.keys[2], m)
 			}
-			// The batch's three, then the service's two follow at the
-			// spacing: the reserve is free for the service. The batch's
-			// fourth is held back until only 2 of the 5 count, without a
-			// place in line: the service's third is not behind it.
-			for i := range 3 {
-				reserveAs(batch, fmt.Sprint("batch-", i), perSecond-reserve)
-			}
-			for i := range 2 {
-				reserveAs(service, fmt.Sprint("service-", i), perSecond)
-			}
-			checkHeldBack(t, batch, "batch-3", answered, members, perSecond-reserve)
-			reserveAs(service, "service-2", perSecond)
-			var batchSlots, all []time.Time
-			for _, m := range []string{"batch-0", "batch-1", "batch-2"} {
-				at, _ := score(t, rdb, batch.keys[0], m)
-				batchSlots = append(batchSlots, at)
-			}
-			all = scores(t, rdb, name)
-			checkWindows(t, batchSlots, counts(answered), perSecond-reserve)
-			checkWindows(t, all, counts(answered), perSecond)
-		})
+			slices.SortFunc(ends, func(a, b time.Time) int { return b.Compare(a) })
+			want = latest(want, ends[limit-1])
+		}
+		if !at.Equal(want) {
+			t.Errorf("%s released at %s, want %s", member, at, want)
+		}
+		members = append([]string{member}, members...)
 	}
+	// The batch's three, then the service's two follow at the
+	// spacing: the reserve is free for the service. The batch's
+	// fourth is held back until only 2 of the 5 count, without a
+	// place in line: the service's third is not behind it.
+	for i := range 3 {
+		reserveAs(batch, fmt.Sprint("batch-", i), perSecond-reserve)
+	}
+	for i := range 2 {
+		reserveAs(service, fmt.Sprint("service-", i), perSecond)
+	}
+	checkHeldBack(t, batch, "batch-3", members, perSecond-reserve)
+	reserveAs(service, "service-2", perSecond)
+	var batchSlots, all []time.Time
+	for _, m := range []string{"batch-0", "batch-1", "batch-2"} {
+		at, _ := score(t, rdb, batch.keys[0], m)
+		batchSlots = append(batchSlots, at)
+	}
+	all = scores(t, rdb, name)
+	checkWindows(t, batchSlots, counts, perSecond-reserve)
+	checkWindows(t, all, counts, perSecond)
 }
 
 // checkHeldBack asks a slot for member of l, a limiter with a reserve, and
 // checks that the reserve holds it back, reserving nothing, until the
 // limit-th latest end of the members counting.
-func checkHeldBack(t *testing.T, l *Limiter, member string, answered bool, members []string, limit int) {
+func checkHeldBack(t *testing.T, l *Limiter, member string, members []string, limit int) {
 	t.Helper()
 	before := redisNow(t, l.rdb)
-	r, err := l.reserveSlot(context.Background(), member, answered, 0)
+	r, err := l.reserveSlot(context.Background(), member, time.Minute, 0)
 	after := redisNow(t, l.rdb)
 	if err != nil || r.reserved || !r.byReserve {
 		t.Fatalf("reserve %s = %+v, %v; want held back by the reserve, nothing reserved", member, r, err)
@@ -197,8 +192,8 @@ func TestReserveTakesNoPlaceInLine(t *testing.T) {
 			for range goroutines {
 				wg.Go(func() {
 					for ctx.Err() == nil {
-						if answered, err := batch.Acquire(ctx); err == nil {
-							answered()
+						if done, err := batch.Acquire(ctx, -1); err == nil {
+							done(true)
 						}
 					}
 				})
@@ -210,11 +205,11 @@ func TestReserveTakesNoPlaceInLine(t *testing.T) {
 			}
 			rdb := srv.Client()
 			before := redisNow(t, rdb)
-			answered, err := service.Acquire(context.Background())
+			done, err := service.Acquire(context.Background(), -1)
 			if err != nil {
 				t.Fatalf("the service's first request: %v", err)
 			}
-			answered()
+			done(true)
 			at, _ := score(t, rdb, service.keys[0], lastMember(service))
 			ahead, err := rdb.ZCount(context.Background(), service.keys[0],
 				fmt.Sprintf("(%d", before.UnixMicro()), fmt.Sprintf("(%d", at.UnixMicro())).Result()

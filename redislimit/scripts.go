@@ -11,7 +11,7 @@ package redislimit
 // KEYS[3] the second (sorted set of when each request stops counting).
 // ARGV: perHour, perSecond, the caller's reserve of the hour and of the
 // second, the hour window (µs), how long after its release a request
-// counts in the second until it is answered (µs), the longest delay the
+// counts in the second until it is told how it ended (µs), the longest delay the
 // caller accepts (µs), the request's member, the spacing between slots
 // (µs).
 // It returns {delay µs, reason, hold in place (0/1), reserved (0/1),
@@ -24,7 +24,8 @@ package redislimit
 // plus the window fixes it.
 //
 // The second: each member's score is when it stops counting (its release
-// plus ARGV[6]; the answer script moves it to a second after the answer).
+// plus ARGV[6]; the end script moves it to a second after the answer or
+// the failure).
 // Releases only grow, so at the new slot's release every member of the
 // second has been released, and the most members counting at any time
 // from then on is the number counting at the release: fewer than the
@@ -104,21 +105,27 @@ const (
 	reasonQueue
 )
 
-// answerSource tells the second that a request was answered: the server
-// counted it by now, so it counts until Redis's now plus ARGV[2] µs, if
-// that is sooner than its reservation said. A member no longer in the set
-// (given back, or already done counting) is left alone.
+// endSource tells the second how a request ended: the server counted it
+// by Redis's now, or, when it failed without an answer, may still count it
+// until then. It counts until now plus ARGV[2] µs: when that is sooner
+// than its reservation said for an answered request (ARGV[3] 1), and when
+// that is later for a failed one (0), which takes the slot again if it
+// had freed meanwhile. A member no longer in the hour (given back) is left
+// alone.
 //
-// KEYS[1] the second (sorted set), ARGV[1] the member the reservation
-// added. It returns 1 when the member was moved.
-const answerSource = `
+// KEYS[1] the hour, KEYS[2] the second (sorted sets), ARGV[1] the member
+// the reservation added. It returns 1 when the member was moved.
+const endSource = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local cur = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not cur then return 0 end
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local cur = tonumber(redis.call('ZSCORE', KEYS[2], ARGV[1]) or '0')
 local frees = now + tonumber(ARGV[2])
-if frees >= tonumber(cur) then return 0 end
-redis.call('ZADD', KEYS[1], string.format('%.0f', frees), ARGV[1])
+if ARGV[3] == '1' and (cur == 0 or frees >= cur) then return 0 end
+if ARGV[3] ~= '1' and frees <= cur then return 0 end
+redis.call('ZADD', KEYS[2], string.format('%.0f', frees), ARGV[1])
+local latest = tonumber(redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2])
+redis.call('PEXPIRE', KEYS[2], math.ceil((latest - now) / 1000) + 1)
 return 1
 `
 
