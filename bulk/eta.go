@@ -8,8 +8,8 @@ import (
 )
 
 // eta is how long n requests take on the client's budget now. When the
-// client cannot tell its budget (its limiter is off, or does not
-// implement seoapi.BudgetLimiter) the published limits stand in: the
+// client cannot tell its budget (its limiter is off, or its Budget
+// fails) the published limits stand in: the
 // server keeps to them whatever the client does.
 func (j *Job) eta(ctx context.Context, n int) time.Duration {
 	b, err := j.client.Budget(ctx)
