@@ -223,11 +223,15 @@ func fieldError(err error) error {
 }
 
 // decodeSingle decodes the body's object into dst, or its data or
-// singular-name member when the body has no id and that member is an object.
+// singular-name member when the body has no id and that member is an
+// object.
 func decodeSingle[T, W any, PW wirePtr[W, T]](d *decoder, dst *T) error {
-	*dst = *new(T)
 	if d.body[0] != '{' {
+		*dst = *new(T)
 		return errNoObject
+	}
+	if err := unmarshalResource[T, W, PW](d.body, dst); err != nil || any(dst).(resource).identity() != "" {
+		return err
 	}
 	var inner []byte
 	name := jsonName(reflect.TypeFor[T]().Name())
@@ -243,11 +247,8 @@ func decodeSingle[T, W any, PW wirePtr[W, T]](d *decoder, dst *T) error {
 		}
 		return true, err
 	})
-	if err != nil {
+	if err != nil || inner == nil {
 		return err
-	}
-	if inner == nil {
-		inner = d.body
 	}
 	return unmarshalResource[T, W, PW](inner, dst)
 }
