@@ -276,6 +276,22 @@ func BenchmarkDecodeOneProject(b *testing.B) {
 	}
 }
 
+// TestRawDoesNotHoldThePage: an item's Raw is a copy, so that a kept item
+// does not keep its page's body alive, and changing the body later does
+// not change it.
+func TestRawDoesNotHoldThePage(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"data":[{"id":"a"},{"id":"b"}]}`)
+	var list []*Project
+	if err := decodeBody(context.Background(), body, &list, &Response{}, testMaxItems); err != nil {
+		t.Fatal(err)
+	}
+	clear(body)
+	if got := string(list[1].Raw()); got != `{"id":"b"}` {
+		t.Fatalf("Raw %q after the body changed", got)
+	}
+}
+
 // TestSingularNameIsASCII: a member whose name only Unicode case folding
 // turns into the resource's name (KELVIN SIGN for k, LONG S for s) is not
 // the singular-name envelope; "Workspace" in any ASCII case is.
