@@ -132,7 +132,7 @@ type decoder struct {
 	maxItems int
 	dec      *json.Decoder
 	base     int
-	members  int // envelope members read
+	members  int // object members read
 }
 
 // start reads the body from body[base] on.
@@ -216,7 +216,7 @@ func unmarshalResource[T, W any, PW wirePtr[W, T]](data []byte, dst *T) error {
 // type: that field is left zero, since the API publishes no schema.
 func fieldError(err error) error {
 	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
+	if err != nil && errors.As(err, &typeErr) {
 		return nil
 	}
 	return err
@@ -255,12 +255,19 @@ func decodeSingle[T, W any, PW wirePtr[W, T]](d *decoder, dst *T) error {
 
 // eachMember calls member with each key of the object at d.dec, normalised
 // by jsonName, and where its value starts in the body, until member
-// returns false or an error; member reads the value.
+// returns false or an error; member reads the value. A body may hold as
+// many members as a list items, and at least ctxCheckEvery: reading one
+// costs more than its bytes.
 func (d *decoder) eachMember(member func(key string, at int) (more bool, err error)) error {
 	if _, err := d.dec.Token(); err != nil {
 		return err
 	}
-	for d.dec.More() {
+	for limit := max(d.maxItems, ctxCheckEvery); d.dec.More(); {
+		if d.members++; d.members > limit {
+			return fmt.Errorf("%w: more than %d members in the response (WithMaxItems)", errTooManyItems, limit)
+		} else if err := d.look(d.members); err != nil {
+			return err
+		}
 		key, err := d.dec.Token()
 		if err != nil {
 			return err
@@ -428,15 +435,8 @@ type envelope struct {
 // pagingScopes are the envelope members that may hold paging members.
 var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
-// member reads one member of the envelope, whose value starts at at. An
-// envelope may hold as many members as a list items, and at least
-// ctxCheckEvery: each costs more than its bytes to read.
+// member reads one member of the envelope, whose value starts at at.
 func (e *envelope) member(d *decoder, key string, at int, element func(at, i int) error) (err error) {
-	if d.members++; d.members > max(d.maxItems, ctxCheckEvery) {
-		return fmt.Errorf("%w: more than %d members in the envelope (WithMaxItems)", errTooManyItems, max(d.maxItems, ctxCheckEvery))
-	} else if err := d.look(d.members); err != nil {
-		return err
-	}
 	scope := slices.Index(pagingScopes[:], key)
 	named := key == "data" || key == "items" || key == "results" || e.plural != "" && key == e.plural
 	switch kind := d.body[at]; {

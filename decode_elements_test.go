@@ -125,7 +125,7 @@ func TestWithMaxItems(t *testing.T) {
 	rec = newRecorder(t, respond(200, body))
 	_, _, err = newClient(t, rec.srv.URL, seoapi.WithMaxItems(3)).Projects.List(ctx, "ws", nil)
 	assert.True(t, errors.Is(err, seoapi.ErrUnexpectedResponse), "%v", err)
-	assert.Contains(t, err.Error(), "more than 1024 members in the envelope (WithMaxItems)")
+	assert.Contains(t, err.Error(), "more than 1024 members in the response (WithMaxItems)")
 
 	for _, n := range []int{0, -1} {
 		_, err := seoapi.NewClient("https://api.example.com", "sk_test_key", seoapi.WithMaxItems(n))
