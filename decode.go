@@ -132,7 +132,7 @@ type decoder struct {
 	maxItems int
 	dec      *json.Decoder
 	base     int
-	members  int // object members read
+	reads    int // object members and values skipped
 }
 
 // start reads the body from body[base] on.
@@ -161,8 +161,25 @@ func (d *decoder) look(n int) error {
 	return nil
 }
 
+// count counts an object member or a value skipped: a body may hold as
+// many as a list items, and at least ctxCheckEvery, since reading one
+// costs more than its bytes. It looks at the context every ctxCheckEvery
+// of them.
+func (d *decoder) count() error {
+	if d.reads++; d.reads > max(d.maxItems, ctxCheckEvery) {
+		return fmt.Errorf("%w: more than %d members and skipped values in the response (WithMaxItems)",
+			errTooManyItems, max(d.maxItems, ctxCheckEvery))
+	}
+	return d.look(d.reads)
+}
+
 // skip reads the next value and drops it.
-func (d *decoder) skip() error { return d.dec.Decode(new(skip)) }
+func (d *decoder) skip() error {
+	if err := d.count(); err != nil {
+		return err
+	}
+	return d.dec.Decode(new(skip))
+}
 
 // skip is a JSON value read and dropped.
 type skip struct{}
@@ -255,17 +272,13 @@ func decodeSingle[T, W any, PW wirePtr[W, T]](d *decoder, dst *T) error {
 
 // eachMember calls member with each key of the object at d.dec, normalised
 // by jsonName, and where its value starts in the body, until member
-// returns false or an error; member reads the value. A body may hold as
-// many members as a list items, and at least ctxCheckEvery: reading one
-// costs more than its bytes.
+// returns false or an error; member reads the value.
 func (d *decoder) eachMember(member func(key string, at int) (more bool, err error)) error {
 	if _, err := d.dec.Token(); err != nil {
 		return err
 	}
-	for limit := max(d.maxItems, ctxCheckEvery); d.dec.More(); {
-		if d.members++; d.members > limit {
-			return fmt.Errorf("%w: more than %d members in the response (WithMaxItems)", errTooManyItems, limit)
-		} else if err := d.look(d.members); err != nil {
+	for d.dec.More() {
+		if err := d.count(); err != nil {
 			return err
 		}
 		key, err := d.dec.Token()
@@ -350,7 +363,7 @@ func (d *decoder) decodeOther(v any) error {
 			if i == d.maxItems {
 				return tooManyItems(d.maxItems)
 			}
-			return d.skip()
+			return d.dec.Decode(new(skip)) // counted here, against the item cap
 		})
 		if err != nil {
 			return err
@@ -454,9 +467,9 @@ func (e *envelope) member(d *decoder, key string, at int, element func(at, i int
 		return err
 	case scope >= 0 && kind == '{' && !e.read[scope]:
 		e.read[scope] = true
-		return d.eachMember(func(key string, _ int) (bool, error) { return true, e.scopes[scope+1].set(d.dec, key) })
+		return d.eachMember(func(key string, _ int) (bool, error) { return true, e.scopes[scope+1].set(d, key) })
 	}
-	return e.scopes[0].set(d.dec, key)
+	return e.scopes[0].set(d, key)
 }
 
 // tooManyItems is the error of a list over the item limit.
@@ -609,16 +622,16 @@ var pagingNames = [...][]string{
 	total:      {"total", "totalcount", "totalitems", "count"},
 }
 
-// set reads the value at dec, keeping it when key is a paging member.
-func (p *paging) set(dec *json.Decoder, key string) error {
+// set reads the next value, keeping it when key is a paging member.
+func (p *paging) set(d *decoder, key string) error {
 	for i, names := range pagingNames {
 		rank := slices.Index(names, key) + 1
 		if rank > 0 && (p.rank[i] == 0 || rank < p.rank[i]) {
 			p.rank[i] = rank
-			return dec.Decode(&p.vals[i])
+			return d.dec.Decode(&p.vals[i])
 		}
 	}
-	return dec.Decode(new(skip))
+	return d.skip()
 }
 
 // readPaging reads one object's paging members and reports whether they
