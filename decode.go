@@ -367,7 +367,7 @@ func (d *decoder) decodeOther(v any) error {
 			if i == d.maxItems {
 				return tooManyItems(d.maxItems)
 			}
-			return d.dec.Decode(new(skip)) // counted here, against the item cap
+			return d.dec.Decode(new(skip)) // held to the item cap, not to count's limit
 		})
 		if err != nil {
 			return err
