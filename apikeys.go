@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,30 +106,52 @@ func (k APIKey) LogValue() slog.Value {
 // decoding it back gives no usable secret.
 func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 
+// apiKeyJSON is an API key as a server may send it, its secret under any
+// of secretMembers.
+type apiKeyJSON struct {
+	ID          jsonID   `json:"id"`
+	Name        string   `json:"name"`
+	Key         string   `json:"key"`
+	APIKey      string   `json:"apiKey"`
+	APIKey2     string   `json:"api_key"`
+	Token       string   `json:"token"`
+	Secret      string   `json:"secret"`
+	CreatedAt   jsonTime `json:"createdAt"`
+	CreatedAt2  jsonTime `json:"created_at"`
+	LastUsedAt  jsonTime `json:"lastUsedAt"`
+	LastUsedAt2 jsonTime `json:"last_used_at"`
+	ExpiresAt   jsonTime `json:"expiresAt"`
+	ExpiresAt2  jsonTime `json:"expires_at"`
+}
+
+func (w *apiKeyJSON) build(raw rawJSON) APIKey {
+	secret := cmp.Or(w.Key, w.APIKey, w.APIKey2, w.Token, w.Secret)
+	if secret == redacted {
+		secret = "" // the placeholder a redacted copy carries
+	}
+	return APIKey{string(w.ID), w.Name, Secret(secret), cmp.Or(w.CreatedAt, w.CreatedAt2).Time,
+		optionalTime(cmp.Or(w.LastUsedAt, w.LastUsedAt2)), optionalTime(cmp.Or(w.ExpiresAt, w.ExpiresAt2)), raw}
+}
+
+// optionalTime is nil for a time the JSON did not hold.
+func optionalTime(t jsonTime) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t.Time
+}
+
 // UnmarshalJSON reads an API key tolerantly, as Workspace.UnmarshalJSON
 // does. The secret is read from key, apiKey/api_key, token or secret.
-func (k *APIKey) UnmarshalJSON(data []byte) error { return unmarshalResource(data, k) }
+func (k *APIKey) UnmarshalJSON(data []byte) error {
+	return unmarshalResource[APIKey, apiKeyJSON](data, k)
+}
 
 func (k *APIKey) identity() string { return k.ID }
 
-func (k *APIKey) fields(mem member) {
-	mem.set((*jsonID)(&k.ID), "id")
-	mem.set(&k.Name, "name")
-	var secret string // not the placeholder a redacted copy carries
-	for _, name := range secretMembers {
-		mem.set(&secret, name)
-	}
-	if secret != "" && secret != redacted {
-		k.Key = Secret(secret)
-	}
-	mem.set(&k.CreatedAt, "createdat")
-	mem.set(&k.LastUsedAt, "lastusedat")
-	mem.set(&k.ExpiresAt, "expiresat")
-}
-
 // secretMembers are the normalised names of the members an API key answer
-// may carry its secret in: the decoder reads them, and the redactor cleans
-// an error body of their values.
+// may carry its secret in: the redactor cleans an error body of their
+// values.
 var secretMembers = []string{"key", "apikey", "token", "secret"}
 
 func isSecretMember(name string) bool { return slices.Contains(secretMembers, name) }

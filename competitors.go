@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -18,18 +19,27 @@ type Competitor struct {
 	rawJSON
 }
 
+// competitorJSON is a competitor as a server may send it.
+type competitorJSON struct {
+	ID         jsonID   `json:"id"`
+	ProjectID  jsonID   `json:"projectId"`
+	ProjectID2 jsonID   `json:"project_id"`
+	Name       string   `json:"name"`
+	Domain     string   `json:"domain"`
+	CreatedAt  jsonTime `json:"createdAt"`
+	CreatedAt2 jsonTime `json:"created_at"`
+}
+
+func (w *competitorJSON) build(raw rawJSON) Competitor {
+	return Competitor{string(w.ID), string(cmp.Or(w.ProjectID, w.ProjectID2)), w.Name, w.Domain, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, raw}
+}
+
 // UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON does.
-func (c *Competitor) UnmarshalJSON(data []byte) error { return unmarshalResource(data, c) }
+func (c *Competitor) UnmarshalJSON(data []byte) error {
+	return unmarshalResource[Competitor, competitorJSON](data, c)
+}
 
 func (c *Competitor) identity() string { return c.ID }
-
-func (c *Competitor) fields(mem member) {
-	mem.set((*jsonID)(&c.ID), "id")
-	mem.set((*jsonID)(&c.ProjectID), "projectid")
-	mem.set(&c.Name, "name")
-	mem.set(&c.Domain, "domain")
-	mem.set(&c.CreatedAt, "createdat")
-}
 
 // CompetitorsService handles the competitors of a project.
 type CompetitorsService struct{ service }

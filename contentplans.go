@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -21,21 +22,34 @@ type ContentPlan struct {
 	rawJSON
 }
 
+// contentPlanJSON is a content plan as a server may send it; its name may
+// come as title.
+type contentPlanJSON struct {
+	ID           jsonID   `json:"id"`
+	WorkspaceID  jsonID   `json:"workspaceId"`
+	WorkspaceID2 jsonID   `json:"workspace_id"`
+	ProjectID    jsonID   `json:"projectId"`
+	ProjectID2   jsonID   `json:"project_id"`
+	Name         string   `json:"name"`
+	Title        string   `json:"title"`
+	Status       string   `json:"status"`
+	CreatedAt    jsonTime `json:"createdAt"`
+	CreatedAt2   jsonTime `json:"created_at"`
+	UpdatedAt    jsonTime `json:"updatedAt"`
+	UpdatedAt2   jsonTime `json:"updated_at"`
+}
+
+func (w *contentPlanJSON) build(raw rawJSON) ContentPlan {
+	return ContentPlan{string(w.ID), string(cmp.Or(w.WorkspaceID, w.WorkspaceID2)), string(cmp.Or(w.ProjectID, w.ProjectID2)),
+		cmp.Or(w.Name, w.Title), w.Status, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, cmp.Or(w.UpdatedAt, w.UpdatedAt2).Time, raw}
+}
+
 // UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON does.
-func (p *ContentPlan) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
+func (p *ContentPlan) UnmarshalJSON(data []byte) error {
+	return unmarshalResource[ContentPlan, contentPlanJSON](data, p)
+}
 
 func (p *ContentPlan) identity() string { return p.ID }
-
-func (p *ContentPlan) fields(mem member) {
-	mem.set((*jsonID)(&p.ID), "id")
-	mem.set((*jsonID)(&p.WorkspaceID), "workspaceid")
-	mem.set((*jsonID)(&p.ProjectID), "projectid")
-	mem.set(&p.Name, "name")
-	mem.set(&p.Name, "title")
-	mem.set(&p.Status, "status")
-	mem.set(&p.CreatedAt, "createdat")
-	mem.set(&p.UpdatedAt, "updatedat")
-}
 
 // ContentPlansService handles the content plans of a workspace.
 type ContentPlansService struct{ service }

@@ -11,21 +11,17 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/seoapi/seoapi-go/internal/jsonx"
 )
 
 // resource is implemented by pointers to the six resource types.
 type resource interface {
 	json.Unmarshaler
 	Raw() json.RawMessage
-	// fields reads mem into the field it names, if any: one line a field.
-	fields(mem member)
-	setRaw(span rawJSON)
 	// identity is the resource's ID, which tells pages apart.
 	identity() string
 }
@@ -36,33 +32,43 @@ type resourcePtr[T any] interface {
 	resource
 }
 
-// rawJSON is where a resource's object lies in the body, held by pointer
-// so that fmt prints an address, never the JSON (it may hold a secret).
-type rawJSON struct {
-	body       *[]byte
-	start, end int
+// wirePtr constrains a type parameter to a pointer to the struct a
+// resource T is decoded into: its fields under each name servers use, IDs
+// and times in any form. build makes the resource from it.
+type wirePtr[W, T any] interface {
+	*W
+	build(raw rawJSON) T
 }
 
-func (r *rawJSON) setRaw(span rawJSON) { *r = span }
+// rawJSON holds a resource's own JSON behind a pointer, so that fmt
+// prints an address, never the JSON (it may hold a secret).
+type rawJSON struct{ raw *json.RawMessage }
 
-// Raw returns the exact JSON object the resource was decoded from, capped
-// so that appending to it never writes over the next item.
+// newRaw returns a rawJSON holding a copy of data: a resource must not
+// keep the whole page it came from alive.
+func newRaw(data []byte) rawJSON {
+	raw := json.RawMessage(bytes.Clone(data))
+	return rawJSON{&raw}
+}
+
+// Raw returns the JSON object the resource was decoded from, unknown
+// fields included.
 func (r rawJSON) Raw() json.RawMessage {
-	if r.body == nil {
+	if r.raw == nil {
 		return nil
 	}
-	return (*r.body)[r.start:r.end:r.end]
+	return slices.Clip(*r.raw)
 }
 
 var (
-	errMalformed      = errors.New("malformed JSON")
-	errNoObject       = errors.New("no object found in the response")
-	errNoList         = errors.New("no list found in the response")
-	errAmbiguousList  = errors.New("more than one list in the response") // the SDK does not guess which
-	errTooManyItems   = errors.New("too many items in the list")
-	errNotObject      = errors.New("not an object")
-	errStringsTooLong = errors.New("the strings of the response decode to more bytes than the response holds (invalid UTF-8)")
-	errNilResource    = errors.New("cannot decode into a nil resource pointer")
+	errMalformed     = errors.New("malformed JSON")
+	errNotUTF8       = errors.New("the response is not valid UTF-8")
+	errNoObject      = errors.New("no object found in the response")
+	errNoList        = errors.New("no list found in the response")
+	errAmbiguousList = errors.New("more than one list in the response") // the SDK does not guess which
+	errTooManyItems  = errors.New("too many items in the list")
+	errNotObject     = errors.New("not an object")
+	errNilResource   = errors.New("cannot decode into a nil resource pointer")
 )
 
 // bytesPerItem of the response cap allow one item by default: no resource
@@ -80,232 +86,288 @@ func defaultMaxItems(n int, maxBytes int64) int {
 const (
 	ctxCheckEvery = 1024      // elements or members read between two looks at the context
 	jsonSpace     = " \t\n\r" // the white space JSON allows around a value
-	stringChunk   = 4 << 10   // the size of the buffers short strings share
-	maxChunk      = 1024      // bounds the resources allocated together: a bad guess wastes little
 )
 
 // decodeBody decodes a 2xx body into v; an empty or null body leaves v as
 // it is. A resource (or a **T) is the body's object, or its data or
 // singular-name member when the object has no id; a slice is a bare array
 // or an envelope's list, whose paging goes to resp; anything else goes to
-// encoding/json. Resources keep subslices of body for Raw: keep it unchanged.
+// encoding/json.
 func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItems int) error {
-	trimmed := bytes.Trim(body, jsonSpace)
-	if len(trimmed) == 0 || string(trimmed) == "null" {
+	body = bytes.Trim(body, jsonSpace)
+	switch {
+	case len(body) == 0 || string(body) == "null":
 		return nil
-	}
-	d := &decoder{ctx: ctx, body: &body, budget: len(body)}
-	d.r.Reset(body)
-	res, ok := v.(resource)
-	switch {
-	case !ok:
-		return d.decodeOther(v, resp, max(maxItems, 1))
-	case reflect.ValueOf(res).IsNil():
-		return errNilResource
-	}
-	return d.decodeResource(res, true)
-}
-
-// decodeResource decodes the body, an object, into res, unwrapping an
-// envelope when unwrap is set; on failure res is left zero.
-func (d *decoder) decodeResource(res resource, unwrap bool) error {
-	reflect.ValueOf(res).Elem().SetZero()
-	if d.r.Peek() == '{' {
-		d.decodeObject(res, unwrap)
-	} else {
-		d.r.Value()
-		d.failed = errNoObject
-	}
-	err := d.result(d.r.Done())
-	if err != nil {
-		reflect.ValueOf(res).Elem().SetZero()
-	}
-	return err
-}
-
-// decoder reads resources from one body in one pass.
-type decoder struct {
-	r       jsonx.Reader
-	body    *[]byte // what the resources' Raw points into
-	ctx     context.Context
-	stopped error            // ctx's error, once it ended during decoding
-	failed  error            // why the decoding stopped short, such as errStringsTooLong
-	reads   int              // elements and members read, for the context checks
-	budget  int              // how many more bytes of strings may be decoded
-	strings *strings.Builder // the buffer a list's short strings share
-}
-
-// result returns the error of a read that found the body valid or not.
-func (d *decoder) result(valid bool) error {
-	switch {
-	case d.stopped != nil:
-		return d.stopped
-	case !valid:
+	case !json.Valid(body):
 		return errMalformed
+	case !utf8.Valid(body):
+		// Then no string decodes to more bytes than the body holds.
+		return errNotUTF8
 	}
-	return d.failed
-}
-
-// tick counts an element or member read and, every ctxCheckEvery of them,
-// stops the reader once the call's context has ended.
-func (d *decoder) tick() {
-	if d.reads++; d.reads%ctxCheckEvery != 0 {
-		return
+	if err := ctx.Err(); err != nil {
+		return stopped(err)
 	}
-	if err := d.ctx.Err(); err != nil && d.stopped == nil {
-		d.stopped = stopped(err)
-		d.r.Stop()
+	d := &decoder{ctx: ctx, body: body, resp: resp, maxItems: max(maxItems, 1)}
+	targets := [...]func(*decoder, any) (bool, error){
+		decodeInto[Project, projectJSON], decodeInto[Workspace, workspaceJSON], decodeInto[Member, memberJSON],
+		decodeInto[ContentPlan, contentPlanJSON], decodeInto[Competitor, competitorJSON], decodeInto[APIKey, apiKeyJSON],
 	}
+	for _, decode := range targets {
+		if ok, err := decode(d, v); ok {
+			return err
+		}
+	}
+	return d.decodeOther(v)
 }
 
 // stopped wraps the error of a context that ended during decoding.
 func stopped(err error) error { return fmt.Errorf("decoding the response: %w", err) }
 
-// isJSONName reports whether a normalised key is t's normalised name plus
-// suffix ("contentplan" wraps one, "contentplans" lists them). Keys fold
-// ASCII only: "worKſpace" is not "workspace".
-func isJSONName(key []byte, t reflect.Type, suffix string) bool {
-	var buf [64]byte
-	return string(key) == string(jsonx.NormalizeKey(&buf, []byte(t.Name())))+suffix
+// decoder reads one body, valid JSON and UTF-8 without white space around
+// it, with a json.Decoder that starts at body[base].
+type decoder struct {
+	ctx      context.Context
+	body     []byte
+	resp     *Response
+	maxItems int
+	dec      *json.Decoder
+	base     int
+	reads    int // object members and values skipped
 }
 
-// decodeObject decodes the object at the reader into res, its span as
-// Raw. With unwrap, an object without an id is an envelope when its data or
-// singular-name member holds an object, which is then the resource.
-func (d *decoder) decodeObject(res resource, unwrap bool) {
-	var inner resource
-	hasID := false
-	start, end := d.r.Object(func(key []byte) {
-		hasID = hasID || string(key) == "id"
-		wrapper := unwrap && inner == nil && d.r.Peek() == '{'
-		if wrapper && (string(key) == "data" || isJSONName(key, reflect.TypeOf(res).Elem(), "")) {
-			inner = reflect.New(reflect.TypeOf(res).Elem()).Interface().(resource)
-			d.decodeObject(inner, false)
-			return
-		}
-		d.tick()
-		if val := d.r.Value(); val != nil && d.failed == nil && d.stopped == nil {
-			res.fields(member{key: key, val: val, d: d})
-		}
-	})
-	res.setRaw(rawJSON{body: d.body, start: start, end: end})
-	if inner != nil && !hasID {
-		reflect.ValueOf(res).Elem().Set(reflect.ValueOf(inner).Elem())
-	}
+// start reads the body from body[base] on.
+func (d *decoder) start(base int) {
+	d.dec, d.base = json.NewDecoder(bytes.NewReader(d.body[base:])), base
 }
 
-// member is an object's member as a resource's fields reads it.
-type member struct {
-	key []byte
-	val jsonx.Value
-	d   *decoder
+// next returns where the next value starts in the body, past a comma or a
+// colon, so that its kind can be told before it is read.
+func (d *decoder) next() int {
+	return len(d.body) - len(bytes.TrimLeft(d.body[d.end():], jsonSpace+",:"))
 }
 
-// jsonID marks a field holding an ID: a string, or a number's exact text
-// (12345678901234567 never passes through a float).
-type jsonID string
+// end returns where the last token read ends in the body.
+func (d *decoder) end() int { return d.base + int(d.dec.InputOffset()) }
 
-// set sets *dst from m when m's key is name and its value's JSON type fits
-// dst, else does nothing (a schema guess never fails a call): *string takes a
-// string, *jsonID a string or number, *time.Time and **time.Time a Value.Time.
-func (m *member) set(dst any, name string) {
-	if string(m.key) != name {
-		return
-	}
-	switch dst := dst.(type) {
-	case *string:
-		if s, ok := m.d.str(m.val); ok {
-			*dst = s
-		}
-	case *jsonID:
-		if s, ok := m.d.str(m.val); ok {
-			*dst = jsonID(s)
-		} else if c := m.val[0]; c == '-' || '0' <= c && c <= '9' {
-			*dst = jsonID(m.val)
-		}
-	case *time.Time:
-		if t, ok := m.val.Time(); ok {
-			*dst = t
-		}
-	case **time.Time:
-		if t, ok := m.val.Time(); ok && *dst != nil {
-			**dst = t // a duplicate member reuses the first one's time
-		} else if ok {
-			*dst = &t
-		}
-	}
-}
-
-// str returns v when it is a JSON string within the budget of string
-// bytes. A list's short strings are slices of shared strings.Builder
-// buffers, so a page's strings cost a few allocations, not one each.
-func (d *decoder) str(v jsonx.Value) (string, bool) {
-	if v[0] != '"' {
-		return "", false
-	}
-	inner := v[1 : len(v)-1]
-	plain := bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) // its own decoding
-	n := len(inner)
-	if !plain {
-		n, _ = v.StringLen()
-	}
-	if n > d.budget {
-		d.failed = errStringsTooLong
-		return "", false
-	}
-	d.budget -= n
-	switch {
-	case !plain:
-		return v.String()
-	case d.strings == nil || n > stringChunk/16:
-		return string(inner), true
-	case d.strings.Cap()-d.strings.Len() < n:
-		*d.strings = strings.Builder{} // the strings made so far keep the old buffer
-		d.strings.Grow(min(stringChunk, d.budget+n))
-	}
-	start := d.strings.Len()
-	d.strings.Write(inner)
-	return d.strings.String()[start:], true
-}
-
-// unmarshalResource implements UnmarshalJSON on a copy of data: the
-// object itself, never unwrapped, so that a resource decodes its own
-// Raw(). Null leaves the resource zero; any other non-object fails.
-func unmarshalResource(data []byte, res resource) error {
-	reflect.ValueOf(res).Elem().SetZero()
-	v := jsonx.Value(bytes.Trim(data, jsonSpace))
-	if string(v) == "null" {
+// look returns the context's error, once it has ended, at every
+// ctxCheckEvery-th element or member.
+func (d *decoder) look(n int) error {
+	if n%ctxCheckEvery != ctxCheckEvery-1 {
 		return nil
 	}
-	if !v.IsObject() {
-		name := strings.ToLower(reflect.TypeOf(res).Elem().Name())
-		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(v.Kind()), name)
+	if err := d.ctx.Err(); err != nil {
+		return stopped(err)
 	}
-	body := slices.Clone([]byte(v))
-	d := &decoder{ctx: context.Background(), body: &body, budget: len(body)}
-	d.r.Reset(body)
-	return d.decodeResource(res, false)
+	return nil
 }
 
-// decodeOther decodes into anything but a resource: what decodeInto takes,
-// else by encoding/json, a slice from the body's list of at most maxItems.
-func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
-	targets := [...]func(*decoder, any, *Response, int) (bool, error){
-		decodeInto[Project], decodeInto[Workspace], decodeInto[Member],
-		decodeInto[ContentPlan], decodeInto[Competitor], decodeInto[APIKey],
+// count counts an object member or a value skipped: a body may hold as
+// many as a list items, and at least ctxCheckEvery, since reading one
+// costs more than its bytes. It looks at the context every ctxCheckEvery
+// of them.
+func (d *decoder) count() error {
+	if d.reads++; d.reads > max(d.maxItems, ctxCheckEvery) {
+		return fmt.Errorf("%w: more than %d members and skipped values in the response (WithMaxItems)",
+			errTooManyItems, max(d.maxItems, ctxCheckEvery))
 	}
-	for _, decode := range targets {
-		if ok, err := decode(d, v, resp, maxItems); ok {
+	return d.look(d.reads)
+}
+
+// skip reads the next value and drops it.
+func (d *decoder) skip() error {
+	if err := d.count(); err != nil {
+		return err
+	}
+	return d.dec.Decode(new(skip))
+}
+
+// skip is a JSON value read and dropped.
+type skip struct{}
+
+func (*skip) UnmarshalJSON([]byte) error { return nil }
+
+// decodeInto decodes into a *T, a **T, a []*T (the SDK's lists) or a []T;
+// ok is false for any other v.
+func decodeInto[T, W any, PT resourcePtr[T], PW wirePtr[W, T]](d *decoder, v any) (ok bool, err error) {
+	switch dst := v.(type) {
+	case PT:
+		if dst == nil {
+			return true, errNilResource
+		}
+		return true, decodeSingle[T, W, PW](d, dst)
+	case **T:
+		item := new(T)
+		if err = decodeSingle[T, W, PW](d, item); err == nil {
+			*dst = item
+		}
+		return true, err
+	case *[]*T:
+		return true, decodeList[T, W, PW](d, dst, func(item T) *T { return &item })
+	case *[]T:
+		return true, decodeList[T, W, PW](d, dst, func(item T) T { return item })
+	}
+	return false, nil
+}
+
+// unmarshalResource implements a resource's UnmarshalJSON: the object
+// itself, never unwrapped, so that a resource decodes its own Raw(). Null
+// leaves the resource zero; any other non-object fails.
+func unmarshalResource[T, W any, PW wirePtr[W, T]](data []byte, dst *T) error {
+	*dst = *new(T)
+	data = bytes.Trim(data, jsonSpace)
+	switch {
+	case string(data) == "null":
+		return nil
+	case len(data) == 0 || data[0] != '{':
+		return fmt.Errorf("seoapi: cannot decode %s into a %s", jsonType(data), jsonName(reflect.TypeFor[T]().Name()))
+	}
+	var w W
+	if err := fieldError(json.Unmarshal(data, &w)); err != nil {
+		return err
+	}
+	*dst = PW(&w).build(newRaw(data))
+	return nil
+}
+
+// fieldError is err, unless all it says is that a field's JSON has another
+// type: that field is left zero, since the API publishes no schema.
+func fieldError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if err != nil && errors.As(err, &typeErr) {
+		return nil
+	}
+	return err
+}
+
+// decodeSingle decodes the body's object into dst, or its data or
+// singular-name member when the body has no id and that member is an
+// object.
+func decodeSingle[T, W any, PW wirePtr[W, T]](d *decoder, dst *T) error {
+	if d.body[0] != '{' {
+		*dst = *new(T)
+		return errNoObject
+	}
+	if err := unmarshalResource[T, W, PW](d.body, dst); err != nil || any(dst).(resource).identity() != "" {
+		return err
+	}
+	var inner []byte
+	name := jsonName(reflect.TypeFor[T]().Name())
+	d.start(0)
+	err := d.eachMember(func(key string, at int) (bool, error) {
+		if key == "id" {
+			inner = nil // the body is the resource
+			return false, nil
+		}
+		err := d.skip()
+		if (key == "data" || key == name) && d.body[at] == '{' && inner == nil {
+			inner = d.body[at:d.end()]
+		}
+		return true, err
+	})
+	if err != nil || inner == nil {
+		return err
+	}
+	return unmarshalResource[T, W, PW](inner, dst)
+}
+
+// eachMember calls member with each key of the object at d.dec, normalised
+// by jsonName, and where its value starts in the body, until member
+// returns false or an error; member reads the value.
+func (d *decoder) eachMember(member func(key string, at int) (more bool, err error)) error {
+	if _, err := d.dec.Token(); err != nil {
+		return err
+	}
+	for d.dec.More() {
+		if err := d.count(); err != nil {
+			return err
+		}
+		key, err := d.dec.Token()
+		if err != nil {
+			return err
+		}
+		if more, err := member(jsonName(key.(string)), d.next()); !more || err != nil {
 			return err
 		}
 	}
-	body := *d.body
+	_, err := d.dec.Token()
+	return err
+}
+
+// jsonName folds a name the way the SDK compares member names: ASCII in
+// lower case, without '_' and '-' ("next_cursor" and "nextCursor" read
+// "nextcursor"). Other letters stay: "worKſpace" is not "workspace".
+func jsonName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '_' || r == '-':
+			return -1
+		case 'A' <= r && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
+}
+
+// decodeList decodes the body's list into *dst, at most d.maxItems
+// resources, each made an E by elem; null elements are skipped.
+func decodeList[T, W any, PW wirePtr[W, T], E any](d *decoder, dst *[]E, elem func(T) E) error {
+	list := []E{}
+	used := 0 // bytes of the objects read
+	var w W   // reused: an element allocates only its resource, its Raw and its strings
+	_, err := d.readList(jsonName(reflect.TypeFor[T]().Name())+"s", func(at, i int) error {
+		switch {
+		case d.body[at] == 'n':
+			return d.skip()
+		case d.body[at] != '{':
+			return fmt.Errorf("element %d of the list is %s, %w", i, jsonType(d.body[at:]), errNotObject)
+		case len(list) == d.maxItems:
+			return tooManyItems(d.maxItems)
+		}
+		w = *new(W)
+		if err := fieldError(d.dec.Decode(&w)); err != nil {
+			return err
+		}
+		raw := bytes.TrimRight(d.body[at:d.end()], jsonSpace+",")
+		list = append(grow(list, used, len(d.body)-at, d.maxItems), elem(PW(&w).build(newRaw(raw))))
+		used += len(raw)
+		return nil
+	})
+	if err == nil {
+		*dst = list
+	}
+	return err
+}
+
+// grow returns list with room for one more item. When full, it makes room
+// for as many items as the bytes left would hold at the average size so
+// far, so that a list of alike items is allocated once; at least doubled,
+// never past limit.
+func grow[E any](list []E, used, left, limit int) []E {
+	if len(list) < cap(list) {
+		return list
+	}
+	n := 1
+	if len(list) > 0 {
+		n = max(len(list), left/(used/len(list)+1))
+	}
+	// Not slices.Grow: under the race detector, its append of a make
+	// allocates the room twice.
+	grown := make([]E, len(list), len(list)+min(n, limit-len(list)))
+	copy(grown, list)
+	return grown
+}
+
+// decodeOther decodes into anything but a resource by encoding/json: a
+// slice from the body's list, once it is known to hold at most
+// d.maxItems elements.
+func (d *decoder) decodeOther(v any) error {
+	body := d.body
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.Elem().Kind() == reflect.Slice {
-		list, err := d.readList(nil, resp, func(i int) error {
-			if i >= maxItems {
-				return tooManyItems(maxItems)
+		list, err := d.readList("", func(_, i int) error {
+			if i == d.maxItems {
+				return tooManyItems(d.maxItems)
 			}
-			return nil
+			return d.dec.Decode(new(skip)) // held to the item cap, not to count's limit
 		})
 		if err != nil {
 			return err
@@ -313,158 +375,74 @@ func (d *decoder) decodeOther(v any, resp *Response, maxItems int) error {
 		if body = list; list == nil {
 			body = []byte("[]") // an envelope's list was null
 		}
-	} else if !json.Valid(body) {
-		return errMalformed
-	}
-	if err := d.ctx.Err(); err != nil {
-		return stopped(err)
 	}
 	return json.Unmarshal(body, v)
 }
 
-// decodeInto decodes into a []*T (the SDK's lists), a []T or a **T (from
-// Client.Do); ok is false for any other v.
-func decodeInto[T any, PT resourcePtr[T]](d *decoder, v any, resp *Response, maxItems int) (ok bool, err error) {
-	switch dst := v.(type) {
-	case *[]*T:
-		return true, decodeList[T, PT](d, dst, nil, resp, maxItems)
-	case *[]T:
-		// Counting first allocates the values once (the memory bound).
-		n := 0
-		if _, err = d.readList(reflect.TypeFor[T](), resp, func(int) error { n++; return nil }); err != nil {
-			return true, err
-		}
-		d.r.Reset(*d.body)
-		var list []*T
-		values := make([]T, min(n, maxItems))
-		if err = decodeList[T, PT](d, &list, values, resp, maxItems); err == nil {
-			*dst = values[:len(list)]
-		}
-		return true, err
-	case **T:
-		item := new(T)
-		if err = decodeBody(d.ctx, *d.body, PT(item), resp, maxItems); err == nil {
-			*dst = item
-		}
-		return true, err
-	}
-	return false, nil
-}
-
-// decodeList decodes a list of at most maxItems resources into dst,
-// skipping null elements. Its items come from chunk, then from grow.
-func decodeList[T any, PT resourcePtr[T]](d *decoder, dst *[]*T, chunk []T, resp *Response, maxItems int) error {
-	list := []*T{}
-	d.strings = new(strings.Builder)
-	first := 0 // where the list's first element starts
-	_, err := d.readList(reflect.TypeFor[T](), resp, func(i int) error {
-		if i == 0 {
-			first = d.r.Pos()
-		}
-		switch c := d.r.Peek(); {
-		case c == 'n':
-			return nil
-		case c != '{':
-			return fmt.Errorf("element %d of the list is %s, %w", i, jsonType(c), errNotObject)
-		case len(list) == maxItems:
-			return tooManyItems(maxItems)
-		case len(chunk) == 0: // used: the items so far, each with the '[' or ',' before it
-			chunk, list = grow(list, len(*d.body)-d.r.Pos(), d.r.Pos()-first+1, maxItems)
-		}
-		item := &chunk[0]
-		chunk = chunk[1:]
-		d.decodeObject(PT(item), false)
-		list = append(list, item)
-		return d.failed
-	})
-	if err != nil {
-		return err
-	}
-	*dst = list
-	return nil
-}
-
-// grow returns a chunk of as many new items as the bytes left hold at the
-// average item size so far (one at first, at most maxChunk and maxItems),
-// and list with room for them, at least doubled so copying stays linear.
-func grow[T any](list []*T, left, used, maxItems int) ([]T, []*T) {
-	n := 1
-	if len(list) > 0 && used > 0 {
-		n = min(left/(used/len(list)+1)+1, maxChunk)
-	}
-	n = min(n, maxItems-len(list))
-	if cap(list)-len(list) < n {
-		list = append(make([]*T, 0, max(len(list)+n, min(2*cap(list), maxItems))), list...)
-	}
-	return make([]T, n), list
-}
-
-// readList reads a list body, calling element at each element, and
-// returns the list's JSON: the body, or an envelope's data, items, results
-// or t-plural member, else its only array (two named lists fail rather
-// than a guess). The paging members it passes go to resp.
-func (d *decoder) readList(t reflect.Type, resp *Response, element func(i int) error) ([]byte, error) {
-	e := envelope{t: t}
-	switch d.r.Peek() {
+// readList reads the body's list, calling element with where each element
+// starts and its index, and returns the list's JSON: the body, or an
+// envelope's data, items, results or plural member, else its only array
+// (two named lists fail rather than a guess). An envelope's paging goes
+// to d.resp.
+func (d *decoder) readList(plural string, element func(at, i int) error) ([]byte, error) {
+	d.start(0)
+	switch d.body[0] {
 	case '[':
-		e.list, e.err = d.readArray(element)
-		return e.list, cmp.Or(d.result(d.r.Done()), e.err)
+		return d.readArray(element)
 	case '{':
-		d.r.Object(func(key []byte) { e.member(d, key, element) })
 	default:
-		d.r.Value()
+		return nil, errNoList
 	}
-	if err := d.result(d.r.Done()); err != nil {
+	e := envelope{plural: plural}
+	err := d.eachMember(func(key string, at int) (bool, error) { return true, e.member(d, key, at, element) })
+	switch {
+	case err != nil:
 		return nil, err
+	case e.lists == 0 && e.arrays != 1:
+		return nil, errNoList
+	case e.lists == 0:
+		// The only array, known to be the list only at the end, is read again.
+		d.start(e.only)
+		e.list, err = d.readArray(element)
 	}
-	if resp != nil && resp.NextURL == "" && resp.NextCursor == "" && resp.NextPage == 0 {
+	if err == nil && d.resp != nil && d.resp.NextURL == "" && d.resp.NextCursor == "" && d.resp.NextPage == 0 {
 		// The first scope to tell the next page wins; a Link header wins over all.
 		for i := range e.scopes {
-			if resp.readPaging(&e.scopes[i]) {
+			if d.resp.readPaging(&e.scopes[i]) {
 				break
 			}
 		}
 	}
-	switch {
-	case e.lists > 1:
-		return nil, errAmbiguousList
-	case e.lists == 1:
-		return e.list, e.err
-	case e.arrays != 1:
-		return nil, errNoList
-	}
-	// The only array, known to be the list only at the end, is read again.
-	d.r.Seek(e.only)
-	list, err := d.readArray(element)
-	return list, cmp.Or(d.stopped, err)
+	return e.list, err
 }
 
-// readArray calls element at each element of the array at the reader
-// until one fails, skipping what element leaves unread.
-func (d *decoder) readArray(element func(i int) error) (list []byte, err error) {
-	i := 0
-	start, end := d.r.Array(func() {
-		d.tick()
-		at := d.r.Pos()
-		if err == nil {
-			err = element(i)
+// readArray calls element at each element of the array at d.dec and
+// returns the array's JSON. It looks at the context every ctxCheckEvery
+// elements.
+func (d *decoder) readArray(element func(at, i int) error) ([]byte, error) {
+	start := d.next()
+	if _, err := d.dec.Token(); err != nil {
+		return nil, err
+	}
+	for i := 0; d.dec.More(); i++ {
+		if err := d.look(i); err != nil {
+			return nil, err
 		}
-		if d.r.Pos() == at {
-			d.r.Value()
+		if err := element(d.next(), i); err != nil {
+			return nil, err
 		}
-		i++
-	})
-	return (*d.body)[start:end], err
+	}
+	_, err := d.dec.Token()
+	return d.body[start:d.end()], err
 }
 
 // envelope is what readList learns from the members of a list body.
 type envelope struct {
-	t      reflect.Type // the resource listed, if any
-	lists  int          // members named as a list holding an array or null
-	arrays int          // other members holding an array
-	only   int          // where the last of those starts
-	list   []byte       // the list read
-	err    error        // the list's error
+	plural string // the resource's list name, if any
+	lists  int    // members named as a list holding an array or null
+	list   []byte // the list read
+	arrays int    // other members holding an array
+	only   int    // where the last of those starts
 	// scopes: the top level, then pagingScopes; of a duplicate scope, as
 	// of any member, the first is read.
 	scopes [1 + len(pagingScopes)]paging
@@ -474,29 +452,28 @@ type envelope struct {
 // pagingScopes are the envelope members that may hold paging members.
 var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
 
-// member reads one member of the envelope.
-func (e *envelope) member(d *decoder, key []byte, element func(int) error) {
-	d.tick()
-	scope := slices.Index(pagingScopes[:], string(key))
-	named := string(key) == "data" || string(key) == "items" || string(key) == "results" || e.t != nil && isJSONName(key, e.t, "s")
-	switch next := d.r.Peek(); {
-	case named && (next == '[' || next == 'n'):
-		if e.lists++; e.lists == 1 && next == '[' {
-			e.list, e.err = d.readArray(element)
-		} else {
-			d.r.Value()
+// member reads one member of the envelope, whose value starts at at.
+func (e *envelope) member(d *decoder, key string, at int, element func(at, i int) error) (err error) {
+	scope := slices.Index(pagingScopes[:], key)
+	named := key == "data" || key == "items" || key == "results" || e.plural != "" && key == e.plural
+	switch kind := d.body[at]; {
+	case named && (kind == '[' || kind == 'n'):
+		if e.lists++; e.lists > 1 {
+			return errAmbiguousList
+		} else if kind == 'n' {
+			return d.skip()
 		}
-	case next == '[':
-		e.arrays++
-		e.only = d.r.Pos()
-		d.r.Value()
-	case scope >= 0 && next == '{' && !e.read[scope]:
+		e.list, err = d.readArray(element)
+		return err
+	case kind == '[':
+		e.arrays, e.only = e.arrays+1, at
+		_, err = d.readArray(func(int, int) error { return d.skip() })
+		return err
+	case scope >= 0 && kind == '{' && !e.read[scope]:
 		e.read[scope] = true
-		p := &e.scopes[scope+1]
-		d.r.Object(func(key []byte) { p.set(key, d.r.Value()) })
-	default:
-		e.scopes[0].set(key, d.r.Value())
+		return d.eachMember(func(key string, _ int) (bool, error) { return true, e.scopes[scope+1].set(d, key) })
 	}
+	return e.scopes[0].set(d, key)
 }
 
 // tooManyItems is the error of a list over the item limit.
@@ -504,15 +481,123 @@ func tooManyItems(limit int) error {
 	return fmt.Errorf("%w: more than %d (WithMaxItems)", errTooManyItems, limit)
 }
 
-// jsonType names the JSON type of a value from its first byte.
-func jsonType(c byte) string { return cmp.Or(jsonTypes[c], "a number") }
+// jsonType names the JSON type of a value.
+func jsonType(v []byte) string {
+	if len(v) == 0 {
+		return "nothing"
+	}
+	return cmp.Or(jsonTypes[v[0]], "a number")
+}
 
 var jsonTypes = map[byte]string{'"': "a string", '[': "an array", 't': "a boolean", 'f': "a boolean", '{': "an object", 'n': "null"}
+
+// jsonID reads an ID: a string, or a number's exact text (12345678901234567
+// never passes through a float). Any other JSON leaves it as it is.
+type jsonID string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (id *jsonID) UnmarshalJSON(b []byte) error {
+	switch {
+	case b[0] == '"' && bytes.IndexByte(b, '\\') < 0:
+		*id = jsonID(b[1 : len(b)-1]) // without escapes, a string is its own text
+	case b[0] == '"':
+		return json.Unmarshal(b, (*string)(id))
+	case isNumber(b):
+		*id = jsonID(b)
+	}
+	return nil
+}
+
+// isNumber reports whether a JSON value is a number.
+func isNumber(b []byte) bool { return b[0] == '-' || '0' <= b[0] && b[0] <= '9' }
+
+// jsonTime reads a time: an RFC 3339 string, or a number of Unix seconds
+// or milliseconds. Any other JSON leaves it as it is.
+type jsonTime struct{ time.Time }
+
+// A numeric time of millisDigits integer digits or more is Unix
+// milliseconds (as seconds, 10^11 is the year 5138); from maxTimeDigits on
+// it is no time. A string over maxTimeText bytes (RFC 3339 needs at most
+// 35) is no time either: its parse error would copy it.
+const (
+	millisDigits  = 12
+	maxTimeDigits = 16
+	maxTimeText   = 64
+)
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (t *jsonTime) UnmarshalJSON(b []byte) error {
+	switch {
+	case b[0] == '"' && len(b) <= maxTimeText:
+		var v time.Time
+		if v.UnmarshalJSON(b) == nil {
+			t.Time = v
+		}
+	case isNumber(b):
+		if v, ok := unixTime(b); ok {
+			t.Time = v
+		}
+	}
+	return nil
+}
+
+// unixTime reads a JSON number as a Unix time, rounded to the nanosecond
+// half away from zero. It reads the digits as written, since a float
+// would lose nanoseconds (1700000000.123456789); only a number with an
+// exponent passes through one.
+func unixTime(num []byte) (time.Time, bool) {
+	if bytes.ContainsAny(num, "eE") {
+		f, err := strconv.ParseFloat(string(num), 64)
+		if err != nil || math.Abs(f) >= 1e16 {
+			return time.Time{}, false
+		}
+		if math.Abs(f) >= 1e11 {
+			f /= 1000
+		}
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
+	}
+	whole, frac, _ := bytes.Cut(bytes.TrimPrefix(num, []byte("-")), []byte("."))
+	whole = bytes.TrimLeft(whole, "0")
+	if len(whole) > maxTimeDigits {
+		return time.Time{}, false
+	}
+	digits := 9 // of the fraction: nanoseconds of a second, or of a millisecond from 6
+	if len(whole) >= millisDigits {
+		digits = 6
+	}
+	var n, part int64
+	for _, c := range whole {
+		n = n*10 + int64(c-'0')
+	}
+	for i := range digits {
+		part = part*10 + digit(frac, i)
+	}
+	if digit(frac, digits) >= 5 {
+		part++
+	}
+	sec, nsec := n, part
+	if digits == 6 {
+		sec, nsec = n/1000, n%1000*1e6+part
+	}
+	if num[0] == '-' {
+		sec, nsec = -sec, -nsec
+	}
+	return time.Unix(sec, nsec).UTC(), true
+}
+
+// digit returns the i-th digit of b, 0 past its end.
+func digit(b []byte, i int) int64 {
+	if i >= len(b) {
+		return 0
+	}
+	return int64(b[i] - '0')
+}
 
 // paging holds one envelope object's paging members: for each of
 // pagingNames, the value of the first of its names present.
 type paging struct {
-	vals [len(pagingNames)]jsonx.Value
+	vals [len(pagingNames)]json.RawMessage
 	rank [len(pagingNames)]int // 1 + the index in pagingNames of the name that set vals
 }
 
@@ -541,14 +626,16 @@ var pagingNames = [...][]string{
 	total:      {"total", "totalcount", "totalitems", "count"},
 }
 
-// set records member key when it is a paging member.
-func (p *paging) set(key []byte, v jsonx.Value) {
+// set reads the next value, keeping it when key is a paging member.
+func (p *paging) set(d *decoder, key string) error {
 	for i, names := range pagingNames {
-		rank := slices.Index(names, string(key)) + 1
+		rank := slices.Index(names, key) + 1
 		if rank > 0 && (p.rank[i] == 0 || rank < p.rank[i]) {
-			p.vals[i], p.rank[i] = v, rank
+			p.rank[i] = rank
+			return d.dec.Decode(&p.vals[i])
 		}
 	}
+	return d.skip()
 }
 
 // readPaging reads one object's paging members and reports whether they
@@ -559,10 +646,11 @@ func (r *Response) readPaging(p *paging) bool {
 		return true // the server said this is the last page
 	}
 	next := p.vals[nextLink]
-	if next.IsObject() {
-		next, _ = jsonx.Member(next, "href", "url")
+	var link struct{ Href, URL json.RawMessage }
+	if json.Unmarshal(next, &link) == nil {
+		next = firstOf(link.Href, link.URL)
 	}
-	if s, ok := next.String(); ok && s != "" {
+	if s, ok := jsonString(next); ok && s != "" {
 		if strings.ContainsAny(s, "/?") {
 			r.setNextURL(s)
 		} else {
@@ -570,19 +658,19 @@ func (r *Response) readPaging(p *paging) bool {
 		}
 		return true
 	}
-	if n, ok := next.Int(); ok && n > 0 {
+	if n, ok := jsonInt(next); ok && n > 0 {
 		r.NextPage = n
 		return true
 	}
-	c, _ := p.vals[nextCursor].Text()
+	c, _ := jsonText(p.vals[nextCursor])
 	if c == "" && more {
-		c, _ = p.vals[cursor].Text() // a cursor is the next page's only when there is one
+		c, _ = jsonText(p.vals[cursor]) // a cursor is the next page's only when there is one
 	}
 	if c != "" {
 		r.NextCursor = c
 		return true
 	}
-	if n, ok := p.vals[nextPage].Int(); ok && n > 0 {
+	if n, ok := jsonInt(p.vals[nextPage]); ok && n > 0 {
 		r.NextPage = n
 		return true
 	}
@@ -591,14 +679,14 @@ func (r *Response) readPaging(p *paging) bool {
 
 // readPageCounters reads page with totalPages, or with perPage and total.
 func (r *Response) readPageCounters(p *paging) bool {
-	current, ok := p.vals[page].Int()
+	current, ok := jsonInt(p.vals[page])
 	if !ok || current < 1 {
 		return false
 	}
-	last, ok := p.vals[totalPages].Int()
+	last, ok := jsonInt(p.vals[totalPages])
 	if !ok {
-		size, ok1 := p.vals[perPage].Int()
-		count, ok2 := p.vals[total].Int()
+		size, ok1 := jsonInt(p.vals[perPage])
+		count, ok2 := jsonInt(p.vals[total])
 		if !ok1 || !ok2 || size < 1 {
 			return false
 		}
@@ -610,37 +698,71 @@ func (r *Response) readPageCounters(p *paging) bool {
 	return true
 }
 
+// firstOf returns the first of vs that is set.
+func firstOf(vs ...json.RawMessage) json.RawMessage {
+	for _, v := range vs {
+		if v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// jsonString returns v when it is a JSON string.
+func jsonString(v json.RawMessage) (s string, ok bool) {
+	return s, len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil
+}
+
+// jsonText returns a JSON string, or a number's exact text.
+func jsonText(v json.RawMessage) (string, bool) {
+	if len(v) > 0 && isNumber(v) {
+		return string(v), true
+	}
+	return jsonString(v)
+}
+
+// jsonInt returns a JSON number, or a string holding one, that is a whole
+// number and fits an int.
+func jsonInt(v json.RawMessage) (int, bool) {
+	text, ok := jsonText(v)
+	n, err := strconv.Atoi(text)
+	return n, ok && err == nil
+}
+
 // parseErrorBody reads a message and code from the common error shapes
 // (error, the body itself, errors[0], detail), else a snippet of the body.
 func parseErrorBody(body []byte) (message, code string) {
-	v := jsonx.Value(bytes.Trim(body, jsonSpace))
-	if !v.IsObject() {
+	var e struct{ Error, Errors, Detail json.RawMessage }
+	if body := bytes.Trim(body, jsonSpace); len(body) == 0 || body[0] != '{' {
 		return snippet(body), ""
+	} else if json.Unmarshal(body, &e) != nil {
+		return "", ""
 	}
-	e, _ := jsonx.Member(v, "error")
-	if message, code = messageAndCode(e); message == "" && code == "" {
-		message, code = messageAndCode(v)
+	if message, code = messageAndCode(e.Error); message == "" && code == "" {
+		message, code = messageAndCode(body)
 	}
-	errs, _ := jsonx.Member(v, "errors")
-	if first, ok := jsonx.First(errs); ok && message == "" {
-		message, code = messageAndCode(first)
+	var errs []json.RawMessage
+	if json.Unmarshal(e.Errors, &errs) == nil && len(errs) > 0 && message == "" {
+		message, code = messageAndCode(errs[0])
 	}
-	if detail, _ := jsonx.Member(v, "detail"); message == "" {
-		message, _ = detail.String()
+	if message == "" {
+		message, _ = jsonString(e.Detail)
 	}
 	return message, code
 }
 
 // messageAndCode reads a string as a message, and an object's message
 // (msg, description) and code (type) members.
-func messageAndCode(v jsonx.Value) (message, code string) {
-	if s, ok := v.String(); ok {
+func messageAndCode(v json.RawMessage) (message, code string) {
+	if s, ok := jsonString(v); ok {
 		return s, ""
 	}
-	m, _ := jsonx.Member(v, "message", "msg", "description")
-	c, _ := jsonx.Member(v, "code", "type")
-	message, _ = m.String()
-	code, _ = c.Text()
+	var m struct{ Message, Msg, Description, Code, Type json.RawMessage }
+	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &m) != nil {
+		return "", ""
+	}
+	message, _ = jsonString(firstOf(m.Message, m.Msg, m.Description))
+	code, _ = jsonText(firstOf(m.Code, m.Type))
 	return message, code
 }
 

@@ -119,6 +119,15 @@ func TestWithMaxItems(t *testing.T) {
 	assert.Contains(t, err.Error(), "more than 3 (WithMaxItems)")
 	assert.Nil(t, ints)
 
+	// A body holds at most as many members and skipped values as a list
+	// items, and at least 1024, since reading one costs more than its
+	// bytes: here each member is two, itself and its value.
+	body := `{"data":[]` + strings.Repeat(`,"x":1`, 512) + `}`
+	rec = newRecorder(t, respond(200, body))
+	_, _, err = newClient(t, rec.srv.URL, seoapi.WithMaxItems(3)).Projects.List(ctx, "ws", nil)
+	assert.True(t, errors.Is(err, seoapi.ErrUnexpectedResponse), "%v", err)
+	assert.Contains(t, err.Error(), "more than 1024 members and skipped values in the response (WithMaxItems)")
+
 	for _, n := range []int{0, -1} {
 		_, err := seoapi.NewClient("https://api.example.com", "sk_test_key", seoapi.WithMaxItems(n))
 		assert.True(t, errors.Is(err, seoapi.ErrInvalidArgument), "WithMaxItems(%d): %v", n, err)

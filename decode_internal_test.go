@@ -215,14 +215,17 @@ func (c *countingContext) Err() error {
 	return nil
 }
 
-// A long decode ends soon after the call's context does: the context is
-// looked at every ctxCheckEvery elements or members, and the decode stops
-// at the first look that finds it ended.
+// A long list ends soon after the call's context does: the context is
+// looked at before decoding and every ctxCheckEvery elements or envelope
+// members, and the decode stops at the first look that finds it ended. A
+// refused element or an item past the limit ends the decode at once (the
+// body was validated before), and one resource, like a caller's own type,
+// is decoded by one encoding/json call once the context is found live.
 func TestDecodeStopsWhenContextEnds(t *testing.T) {
 	t.Parallel()
 	items := 50 * ctxCheckEvery
 	list := []byte("[" + strings.Repeat(`{"id":"a"},`, items-1) + `{"id":"a"}]`)
-	members := []byte(`{"id":"a"` + strings.Repeat(`,"x":1`, items) + `}`)
+	members := []byte(`{"data":[]` + strings.Repeat(`,"x":{}`, items) + `}`)
 	tests := []struct {
 		name string
 		body []byte
@@ -230,41 +233,32 @@ func TestDecodeStopsWhenContextEnds(t *testing.T) {
 	}{
 		{"list", list, func() any { return new([]*Project) }},
 		{"envelope", []byte(`{"data":` + string(list) + `}`), func() any { return new([]*Workspace) }},
-		{"after a non-object", []byte("[1," + string(list[1:])), func() any { return new([]*Member) }},
-		{"after the item limit", list, func() any { return new([]*APIKey) }},
-		{"single resource", members, func() any { return new(Project) }},
+		{"envelope members", members, func() any { return new([]*Member) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			limit := testMaxItems
-			if tt.name == "after the item limit" {
-				limit = 10
-			}
 			resp := &Response{Response: &http.Response{}}
 			ctx := &countingContext{Context: context.Background(), limit: 3}
-			err := decodeBody(ctx, tt.body, tt.v(), resp, limit)
+			err := decodeBody(ctx, tt.body, tt.v(), resp, testMaxItems)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v, want context.Canceled", err)
 			}
 			if ctx.looks > 3 {
 				t.Fatalf("the context was looked at %d times after it ended", ctx.looks-3)
 			}
-			// With a live context, the same body decodes (or fails for what
-			// it holds).
-			err = decodeBody(context.Background(), tt.body, tt.v(), resp, limit)
-			if errors.Is(err, context.Canceled) {
+			// With a live context, the same body decodes.
+			if err = decodeBody(context.Background(), tt.body, tt.v(), resp, testMaxItems); err != nil {
 				t.Fatal(err)
 			}
 		})
 	}
 
-	// A caller's own type is decoded by encoding/json in one go, once the
-	// context is found live.
-	ctx := &countingContext{Context: context.Background(), limit: 1}
-	var out []map[string]any
-	if err := decodeBody(ctx, list, &out, &Response{}, testMaxItems); !errors.Is(err, context.Canceled) || out != nil {
-		t.Fatalf("err = %v, %d items", err, len(out))
+	for name, v := range map[string]any{"a caller's own type": new([]map[string]any), "one resource": new(Project)} {
+		ctx := &countingContext{Context: context.Background(), limit: 1}
+		if err := decodeBody(ctx, list, v, &Response{}, testMaxItems); !errors.Is(err, context.Canceled) || !reflect.ValueOf(v).Elem().IsZero() {
+			t.Fatalf("%s: err = %v, %v", name, err, v)
+		}
 	}
 }
 
@@ -279,6 +273,22 @@ func BenchmarkDecodeOneProject(b *testing.B) {
 		if err := decodeBody(context.Background(), body, &p, resp, testMaxItems); err != nil || p.ID == "" {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRawDoesNotHoldThePage: an item's Raw is a copy, so that a kept item
+// does not keep its page's body alive, and changing the body later does
+// not change it.
+func TestRawDoesNotHoldThePage(t *testing.T) {
+	t.Parallel()
+	body := []byte(`{"data":[{"id":"a"},{"id":"b"}]}`)
+	var list []*Project
+	if err := decodeBody(context.Background(), body, &list, &Response{}, testMaxItems); err != nil {
+		t.Fatal(err)
+	}
+	clear(body)
+	if got := string(list[1].Raw()); got != `{"id":"b"}` {
+		t.Fatalf("Raw %q after the body changed", got)
 	}
 }
 

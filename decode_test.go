@@ -353,7 +353,9 @@ func TestRawNeverPrintedByFmt(t *testing.T) {
 	assert.Equal(t, `{"id":"p1","note":"RAW_ONLY_MARKER"}`, string(list[0].Raw()))
 }
 
-func TestRawOfListItemsIsCapped(t *testing.T) {
+// TestRawIsEachItemsOwnCopy: each item's Raw is its own bytes, not a
+// window into the page: appending to one never writes over another.
+func TestRawIsEachItemsOwnCopy(t *testing.T) {
 	t.Parallel()
 	rec := newRecorder(t, respond(200, `[{"id":"a"},{"id":"b"}]`))
 	list, _, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
@@ -362,6 +364,19 @@ func TestRawOfListItemsIsCapped(t *testing.T) {
 	_ = append(list[0].Raw(), "XXXXXXXX"...)
 	assert.Equal(t, `{"id":"b"}`, string(list[1].Raw()), "appending to one item's Raw must not write over the next")
 	assert.Equal(t, `{"id":"a"}`, string(list[0].Raw()))
+	assert.Equal(t, len(list[0].Raw()), cap(list[0].Raw()), "Raw holds the item and nothing more")
+}
+
+// TestSuccessBodyNotUTF8: a 2xx body that is not UTF-8 fails, as JSON
+// requires, so that its strings never decode to more bytes than it holds.
+func TestSuccessBodyNotUTF8(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, "[{\"id\":\"a\",\"name\":\"caf\xe9\"}]"))
+	list, resp, err := newClient(t, rec.srv.URL).Projects.List(context.Background(), "ws", nil)
+	requireOneKind(t, err, seoapi.ErrUnexpectedResponse)
+	assert.Contains(t, err.Error(), "not valid UTF-8")
+	assert.Nil(t, list)
+	assert.NotNil(t, resp)
 }
 
 func TestExactNumericTimes(t *testing.T) {

@@ -39,6 +39,11 @@ func FuzzDecodeList(f *testing.F) {
 			if p == nil || len(p.Raw()) > len(body) {
 				t.Fatal("nil item or raw larger than the body")
 			}
+			// An item's Raw decodes to the item again.
+			var again Project
+			if err := json.Unmarshal(p.Raw(), &again); err != nil || again.ID != p.ID || again.Name != p.Name {
+				t.Fatalf("Raw %s decodes to %+v (%v), not %+v", p.Raw(), again, err, *p)
+			}
 		}
 		var keys []*APIKey
 		_ = decodeBody(context.Background(), body, &keys, resp, testMaxItems)

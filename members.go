@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -19,18 +20,26 @@ type Member struct {
 	rawJSON
 }
 
+// memberJSON is a member as a server may send it.
+type memberJSON struct {
+	ID         jsonID   `json:"id"`
+	Email      string   `json:"email"`
+	Name       string   `json:"name"`
+	Role       string   `json:"role"`
+	CreatedAt  jsonTime `json:"createdAt"`
+	CreatedAt2 jsonTime `json:"created_at"`
+}
+
+func (w *memberJSON) build(raw rawJSON) Member {
+	return Member{string(w.ID), w.Email, w.Name, w.Role, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, raw}
+}
+
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.
-func (m *Member) UnmarshalJSON(data []byte) error { return unmarshalResource(data, m) }
+func (m *Member) UnmarshalJSON(data []byte) error {
+	return unmarshalResource[Member, memberJSON](data, m)
+}
 
 func (m *Member) identity() string { return m.ID }
-
-func (m *Member) fields(mem member) {
-	mem.set((*jsonID)(&m.ID), "id")
-	mem.set(&m.Email, "email")
-	mem.set(&m.Name, "name")
-	mem.set(&m.Role, "role")
-	mem.set(&m.CreatedAt, "createdat")
-}
 
 // MemberAddRequest is the body of MembersService.Add.
 type MemberAddRequest struct {

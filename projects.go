@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -20,19 +21,30 @@ type Project struct {
 	rawJSON
 }
 
+// projectJSON is a project as a server may send it.
+type projectJSON struct {
+	ID           jsonID   `json:"id"`
+	WorkspaceID  jsonID   `json:"workspaceId"`
+	WorkspaceID2 jsonID   `json:"workspace_id"`
+	Name         string   `json:"name"`
+	Domain       string   `json:"domain"`
+	CreatedAt    jsonTime `json:"createdAt"`
+	CreatedAt2   jsonTime `json:"created_at"`
+	UpdatedAt    jsonTime `json:"updatedAt"`
+	UpdatedAt2   jsonTime `json:"updated_at"`
+}
+
+func (w *projectJSON) build(raw rawJSON) Project {
+	return Project{string(w.ID), string(cmp.Or(w.WorkspaceID, w.WorkspaceID2)), w.Name, w.Domain,
+		cmp.Or(w.CreatedAt, w.CreatedAt2).Time, cmp.Or(w.UpdatedAt, w.UpdatedAt2).Time, raw}
+}
+
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.
-func (p *Project) UnmarshalJSON(data []byte) error { return unmarshalResource(data, p) }
+func (p *Project) UnmarshalJSON(data []byte) error {
+	return unmarshalResource[Project, projectJSON](data, p)
+}
 
 func (p *Project) identity() string { return p.ID }
-
-func (p *Project) fields(mem member) {
-	mem.set((*jsonID)(&p.ID), "id")
-	mem.set((*jsonID)(&p.WorkspaceID), "workspaceid")
-	mem.set(&p.Name, "name")
-	mem.set(&p.Domain, "domain")
-	mem.set(&p.CreatedAt, "createdat")
-	mem.set(&p.UpdatedAt, "updatedat")
-}
 
 // ProjectCreateRequest is the body of ProjectsService.Create.
 type ProjectCreateRequest struct {

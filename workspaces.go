@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -18,19 +19,28 @@ type Workspace struct {
 	rawJSON
 }
 
+// workspaceJSON is a workspace as a server may send it.
+type workspaceJSON struct {
+	ID         jsonID   `json:"id"`
+	Name       string   `json:"name"`
+	CreatedAt  jsonTime `json:"createdAt"`
+	CreatedAt2 jsonTime `json:"created_at"`
+	UpdatedAt  jsonTime `json:"updatedAt"`
+	UpdatedAt2 jsonTime `json:"updated_at"`
+}
+
+func (w *workspaceJSON) build(raw rawJSON) Workspace {
+	return Workspace{string(w.ID), w.Name, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, cmp.Or(w.UpdatedAt, w.UpdatedAt2).Time, raw}
+}
+
 // UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
 // string or numeric IDs, RFC 3339 or Unix times; a field of an unexpected
 // type is left zero.
-func (w *Workspace) UnmarshalJSON(data []byte) error { return unmarshalResource(data, w) }
+func (w *Workspace) UnmarshalJSON(data []byte) error {
+	return unmarshalResource[Workspace, workspaceJSON](data, w)
+}
 
 func (w *Workspace) identity() string { return w.ID }
-
-func (w *Workspace) fields(mem member) {
-	mem.set((*jsonID)(&w.ID), "id")
-	mem.set(&w.Name, "name")
-	mem.set(&w.CreatedAt, "createdat")
-	mem.set(&w.UpdatedAt, "updatedat")
-}
 
 // WorkspaceCreateRequest is the body of WorkspacesService.Create.
 type WorkspaceCreateRequest struct {
