@@ -21,7 +21,10 @@ func outcome(t *testing.T, base, key, method, path, body string) string {
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+key)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	// A new connection each time: net/http sends a GET again by itself when
+	// a reused connection closes without an answer, which would hide a drop.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Do(req)
 	if err != nil {
 		return "dropped"
 	}
