@@ -214,14 +214,18 @@ func (cl *call) failed(ctx context.Context, resp *http.Response, err error) resu
 }
 
 // mayHaveLeft is the one answer to "may this attempt's request have reached
-// the server?": yes once answered; no when a request with a body was never
-// marked left (attemptMarks) or the connection never opened. Once the
-// caller's context ended, err may be another call's, saying nothing of this.
+// the server?": yes once answered, or once it was marked left (attemptMarks:
+// a connection was had, a byte of the body read), whatever the error, since
+// a TLS error or, after net/http's HTTP/2 redial, a dial error can follow a
+// request written whole; no when a request with a body was never marked
+// left. A request without one is judged by its error: only a dial or a TLS
+// handshake that failed says it never left. Once the caller's context
+// ended, err may be another call's, saying nothing of this.
 func (cl *call) mayHaveLeft(ctx context.Context, err error) bool {
 	switch {
-	case errors.As(err, new(*cutError)):
+	case errors.As(err, new(*cutError)), cl.marks.Load().left.Load():
 		return true
-	case cl.body != nil && !cl.marks.Load().left.Load():
+	case cl.body != nil:
 		return false
 	case ctx.Err() != nil:
 		return true
