@@ -28,7 +28,7 @@ import (
 // The body is handed over by an in-process RoundTripper, with and without
 // a Content-Length, so the SDK's own reading of the body is measured too.
 //
-// It fails when a call allocates more than 4 times the cap in all: the
+// It fails when a call allocates more than 5 times the cap in all: the
 // bytes allocated bound the heap's growth whatever the garbage collector
 // does, and, unlike a sampled peak, do not depend on timing. The figures
 // (allocated, sampled peak heap and heap kept after a collection, each
@@ -62,8 +62,8 @@ func TestDecodedMemory(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					r := runDecodeMemCase(t, fmt.Sprintf("%d:%d:%t", i, capBytes, chunked), timeout)
 					t.Logf("alloc/cap %.2f  peak-heap/cap %.2f  kept/cap %.2f  %v  %s", r.Alloc, r.Peak, r.Kept, r.Elapsed.Round(time.Millisecond), r.Outcome)
-					if r.Alloc > 4 {
-						t.Errorf("the call allocated %.2f times the response cap (peak heap %.2f times): more than 4", r.Alloc, r.Peak)
+					if r.Alloc > 5 {
+						t.Errorf("the call allocated %.2f times the response cap (peak heap %.2f times): more than 5", r.Alloc, r.Peak)
 					}
 				})
 			}
