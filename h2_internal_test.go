@@ -37,8 +37,7 @@ func TestHTTP2ResetDoesNotResendAWrite(t *testing.T) {
 		{"built-in transport", func(t *testing.T, base string, pool *x509.CertPool) *Client {
 			c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit())
 			require.NoError(t, err)
-			require.True(t, c.transport.builtIn)
-			c.transport.next = h2(pool)
+			c.next = h2(pool)
 			return c
 		}},
 		{"caller's transport", func(t *testing.T, base string, pool *x509.CertPool) *Client {
@@ -206,8 +205,7 @@ func writeGateClients() []struct {
 		{"built-in transport", func(t *testing.T, base string, rt *http.Transport) *Client {
 			c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit(), WithRetryWait(time.Millisecond, time.Millisecond))
 			require.NoError(t, err)
-			require.True(t, c.transport.builtIn)
-			c.transport.next = rt
+			c.next = rt
 			return c
 		}},
 		{"caller's transport", func(t *testing.T, base string, rt *http.Transport) *Client {

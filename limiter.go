@@ -250,5 +250,5 @@ func (c *Client) Budget(ctx context.Context) (Budget, error) {
 	if ctx == nil {
 		return Budget{}, invalidArgument("nil context")
 	}
-	return c.transport.limiter.Budget(ctx)
+	return c.limiter.Budget(ctx)
 }

@@ -35,9 +35,9 @@ func option(ok bool, set func(*clientConfig), format string, args ...any) Option
 	}
 }
 
-// WithHTTPClient makes the Client send through hc. The SDK wraps a copy of
-// hc's transport with its rate limiter; hc itself is not changed. hc's
-// Timeout applies to each attempt (each hop of a redirect), body included.
+// WithHTTPClient makes the Client send through hc's transport, redirect
+// check and cookie jar, under its rate limiter; hc itself is not changed.
+// hc's Timeout bounds each attempt, its answer's body included.
 func WithHTTPClient(hc *http.Client) Option {
 	return option(hc != nil, func(cfg *clientConfig) { cfg.httpClient = hc }, "WithHTTPClient: nil *http.Client")
 }

@@ -265,7 +265,7 @@ func TestRedactorHeldBehindPointer(t *testing.T) {
 	c, err := NewClient("https://api.example.com", benchKey)
 	require.NoError(t, err)
 	for _, v := range []any{
-		struct{ transport hopTransport }{*c.transport},
+		struct{ client Client }{*c},
 		struct{ redact any }{c.redact},
 		struct{ redact *redactor }{c.redact},
 	} {
