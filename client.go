@@ -52,7 +52,7 @@ type Client struct {
 	authHeader *string
 	redact     *redactor
 	baseString string // baseURL.String(), for joining relative paths
-	basePath   string // the base URL's path as serverPath reads it
+	basePath   string // baseURL.EscapedPath(), which every path the key goes to begins with
 	serverPort int
 	httpClient *http.Client      // the caller's CheckRedirect and Jar, under the SDK's redirect rule
 	next       http.RoundTripper // sends each attempt: the caller's transport, or the SDK's own
@@ -126,7 +126,7 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 		retry:            cfg.retry,
 		observers:        cfg.observers,
 	}
-	c.basePath, _ = serverPath(base.EscapedPath())
+	c.basePath = base.EscapedPath()
 	c.setHTTPClient(cfg.httpClient)
 	c.limiter = newAttemptLimiter(cfg.rateLimit, c.now)
 	svc := service{client: c}
@@ -252,18 +252,16 @@ func (c *stallConn) Write(p []byte) (int, error) {
 // (a leading slash is ignored) or an absolute URL under the base URL, such
 // as a next-page link. A non-nil body is sent as JSON. The request carries
 // the Authorization, Content-Type, Accept and User-Agent headers. A URL
-// the key may not go to (another origin, or a path that leaves the base
-// URL's path once dot segments in any encoding are removed) fails with
-// ErrInvalidArgument.
+// the key may not go to fails with ErrInvalidArgument: another origin,
+// a path outside the base URL's, or a path servers may read differently,
+// which is refused rather than interpreted (%2e, %2f, %3b, %5c, "\", ";",
+// "//" or a "." or ".." segment).
 func (c *Client) NewRequest(ctx context.Context, method, path string, body any) (*http.Request, error) {
 	data, err := encodeBody(body)
 	if err != nil {
 		return nil, err
 	}
-	target, err := c.resolve(path)
-	if err != nil {
-		return nil, err
-	}
+	target := c.resolve(path)
 	var r io.Reader
 	if data != nil {
 		r = bytes.NewReader(data)

@@ -37,7 +37,8 @@ func (e *endpoint) path(ids ...string) (string, error) {
 		switch {
 		case id == "":
 			problem = "is empty"
-		case dotSegment(id):
+		case id == "." || id == ".." || strings.HasPrefix(id, ".;") || strings.HasPrefix(id, "..;"):
+			// "..;x" is ".." to some servers and a name to others.
 			problem = `is "." or "..", alone or with ";params", which servers read as a dot segment`
 		case strings.ContainsAny(id, `/\`):
 			problem = "contains a slash or a backslash"
