@@ -98,7 +98,7 @@ func (cl *call) finish(ctx context.Context, resp *http.Response, err error, v an
 	case a.tooLarge:
 		err = cl.decodeError(resp, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes))
 	case v != nil:
-		err = decodeBody(ctx, a.data, v, out, c.maxItems)
+		err = decodeBody(ctx, a.data, v, out, c.itemLimit)
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 			// The caller's context ended the decoding: its error, no kind; a
 			// write the server answered took effect.

@@ -34,8 +34,8 @@ const (
 )
 
 // Client talks to the Workspace Automation API. Create it with NewClient or
-// NewClientFromEnv. A Client is safe for concurrent use by many goroutines,
-// which share its rate limiter.
+// NewClientFromEnv, and views of it with With. A Client is safe for
+// concurrent use by many goroutines, which share its rate limiter.
 type Client struct {
 	Workspaces   *WorkspacesService
 	Projects     *ProjectsService
@@ -44,7 +44,7 @@ type Client struct {
 	Competitors  *CompetitorsService
 	APIKeys      *APIKeysService
 
-	// Shared by the client and its views (With).
+	// Shared by a client and its views (With).
 	baseURL *url.URL
 	// apiKey and authHeader ("Bearer <key>") sit behind pointers so that
 	// fmt's reflection over a caller's struct holding a Client prints addresses.
@@ -59,13 +59,9 @@ type Client struct {
 	limiter    attemptLimiter
 	now        func() time.Time
 
-	// What options set, for the client or one view.
-	userAgent        string
-	maxResponseBytes int64
-	maxItems         int // the item limit of a list response (WithMaxItems)
-	retry            retryPolicy
-	attemptTimeout   time.Duration
-	observers        []Observer
+	settings         // of the client or this view
+	agent     string // the User-Agent header
+	itemLimit int    // the item limit of a list response
 }
 
 // service is embedded by every resource service.
@@ -84,16 +80,11 @@ func NewClient(baseURL, apiKey string, opts ...Option) (*Client, error) {
 }
 
 func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
-	cfg := clientConfig{
+	cfg := clientConfig{settings: settings{
 		maxResponseBytes: DefaultMaxResponseBytes,
-		rateLimit:        defaultRateLimitConfig(),
-		retry: retryPolicy{
-			maxRetries: DefaultMaxRetries,
-			waitMin:    DefaultRetryWaitMin,
-			waitMax:    DefaultRetryWaitMax,
-			maxWait:    DefaultMaxWait,
-		},
-	}
+		retry:            retryPolicy{maxRetries: DefaultMaxRetries, waitMin: DefaultRetryWaitMin, waitMax: DefaultRetryWaitMax, maxWait: -1},
+		attemptTimeout:   -1,
+	}, rateLimit: defaultRateLimitConfig()}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&cfg)
@@ -113,22 +104,27 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{
-		baseURL:          base,
-		apiKey:           Ptr(Secret(apiKey)),
-		authHeader:       Ptr("Bearer " + apiKey),
-		redact:           newRedactor(apiKey),
-		baseString:       base.String(),
-		serverPort:       portOf(base),
-		now:              time.Now,
-		userAgent:        strings.TrimPrefix(cfg.userAgent+" seoapi-go/"+Version, " "),
-		maxResponseBytes: cfg.maxResponseBytes,
-		maxItems:         defaultMaxItems(cfg.maxItems, cfg.maxResponseBytes),
-		retry:            cfg.retry,
-		observers:        cfg.observers,
+		baseURL:    base,
+		apiKey:     Ptr(Secret(apiKey)),
+		authHeader: Ptr("Bearer " + apiKey),
+		redact:     newRedactor(apiKey),
+		baseString: base.String(),
+		serverPort: portOf(base),
+		now:        time.Now,
+		settings:   cfg.settings,
 	}
 	c.basePath = base.EscapedPath()
 	c.setHTTPClient(cfg.httpClient)
 	c.limiter = newAttemptLimiter(cfg.rateLimit, c.now)
+	c.setSettings()
+	return c, nil
+}
+
+// setSettings works out what the client's settings imply, and gives it
+// services of its own.
+func (c *Client) setSettings() {
+	c.agent = strings.TrimPrefix(c.userAgent+" seoapi-go/"+Version, " ")
+	c.itemLimit = defaultMaxItems(c.maxItems, c.maxResponseBytes)
 	svc := service{client: c}
 	c.Workspaces = &WorkspacesService{svc}
 	c.Projects = &ProjectsService{svc}
@@ -136,7 +132,6 @@ func newClient(baseURL, apiKey string, opts []Option) (*Client, error) {
 	c.Members = &MembersService{svc}
 	c.Competitors = &CompetitorsService{svc}
 	c.APIKeys = &APIKeysService{svc}
-	return c, nil
 }
 
 // scrubError keeps the key out of an error of NewClient: a key passed
@@ -202,7 +197,9 @@ func (c *Client) setHTTPClient(hc *http.Client) {
 	if c.next == nil {
 		c.next = newStallTransport(stallTimeout)
 	}
-	c.attemptTimeout = hc.Timeout
+	if c.attemptTimeout < 0 {
+		c.attemptTimeout = hc.Timeout
+	}
 	c.httpClient = &http.Client{CheckRedirect: c.checkRedirect(hc.CheckRedirect), Jar: hc.Jar}
 }
 
@@ -283,7 +280,10 @@ func (c *Client) newRequest(ctx context.Context, method, target string, body io.
 		return nil, invalidArgument("URL %q is not under the client's base URL", req.URL.Redacted())
 	}
 	// One backing array for the four header values: one allocation, not four.
-	values := [...]string{*c.authHeader, "application/json", "application/json", c.userAgent}
+	values := [...]string{*c.authHeader, "application/json", "application/json", c.agent}
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
 	req.Header["Authorization"] = values[0:1:1]
 	req.Header["Content-Type"] = values[1:2:2]
 	req.Header["Accept"] = values[2:3:3]

@@ -106,7 +106,12 @@ func (m maxWaitLimit) check(ctx context.Context, d time.Duration, now time.Time,
 		return ctx.Err()
 	}
 	limit, name := m.client, "WithMaxWait"
-	if m.own > 0 && m.own < m.client {
+	switch {
+	case m.client < 0 && m.own > 0: // the client set none: the limiter's own bound stands in
+		limit, name = m.own, m.ownName
+	case m.client < 0:
+		limit = DefaultMaxWait
+	case m.own > 0 && m.own < m.client:
 		limit, name = m.own, m.ownName
 	}
 	if d > limit {
