@@ -282,7 +282,7 @@ func (c *Client) newRequest(ctx context.Context, method, target string, body io.
 	// One backing array for the four header values: one allocation, not four.
 	values := [...]string{*c.authHeader, "application/json", "application/json", c.agent}
 	for k, v := range c.header {
-		req.Header[k] = v
+		req.Header[k] = v[:len(v):len(v)] // an Add to the request's header does not write into the client's
 	}
 	req.Header["Authorization"] = values[0:1:1]
 	req.Header["Content-Type"] = values[1:2:2]

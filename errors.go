@@ -93,16 +93,6 @@ func kindOfStatus(status int) error {
 	return ErrUnexpectedResponse
 }
 
-// kindOf returns the kind of a limiter's failure: the first kind in its
-// tree, or ErrConnection when there is none.
-func kindOf(err error) error {
-	var k *kindError
-	if errors.As(err, &k) {
-		return k
-	}
-	return ErrConnection
-}
-
 func invalidArgument(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidArgument, fmt.Sprintf(format, args...))
 }
@@ -194,6 +184,7 @@ func (e *APIError) Kind() error {
 // its cause says.
 func kindOfAttempt(ctx context.Context, resp *http.Response, err error) error {
 	var lim *limiterError
+	var k *kindError
 	switch {
 	case err == nil && resp.StatusCode/100 == 2:
 		return nil
@@ -201,11 +192,10 @@ func kindOfAttempt(ctx context.Context, resp *http.Response, err error) error {
 		return kindOfStatus(resp.StatusCode)
 	case ctx.Err() != nil && !errors.Is(err, errAttemptTimeout):
 		return nil
-	case errors.As(err, &lim):
-		if refusal(lim) != nil {
-			return ErrRateLimited
-		}
-		return kindOf(lim.err)
+	case errors.As(err, &lim) && refusal(lim) != nil:
+		return ErrRateLimited
+	case lim != nil && errors.As(lim.err, &k): // another failure of the limiter keeps its kind
+		return k
 	case errors.As(err, new(*redirectError)):
 		return ErrUnexpectedResponse
 	}
