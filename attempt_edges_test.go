@@ -338,3 +338,31 @@ func TestGetBodyFailsBeforeSending(t *testing.T) {
 	require.Nil(t, resp)
 	require.Empty(t, rec.requests())
 }
+
+// closeCounter is a transport that counts the calls to its
+// CloseIdleConnections.
+type closeCounter struct {
+	http.RoundTripper
+	closes atomic.Int32
+}
+
+func (t *closeCounter) CloseIdleConnections() { t.closes.Add(1) }
+
+// TestFailedCallKeepsThePool: go-retryablehttp closes its HTTP client's
+// idle connections when a call fails; the SDK's transport takes no part in
+// that, so a failed call leaves the pool to the calls after it. Only
+// Client.CloseIdleConnections closes them.
+func TestFailedCallKeepsThePool(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(503, `{}`))
+	rt := &closeCounter{RoundTripper: http.DefaultTransport}
+	c := newClient(t, rec.srv.URL, seoapi.WithMaxRetries(1), seoapi.WithHTTPClient(&http.Client{Transport: rt}))
+	_, _, err := c.Workspaces.List(context.Background(), nil)
+	requireOneKind(t, err, seoapi.ErrServer)
+	c = newClient(t, closedURL(t), seoapi.WithMaxRetries(1), seoapi.WithHTTPClient(&http.Client{Transport: rt}))
+	_, _, err = c.Workspaces.List(context.Background(), nil)
+	requireOneKind(t, err, seoapi.ErrConnection)
+	require.Zero(t, rt.closes.Load(), "a failed call closed the idle connections")
+	c.CloseIdleConnections()
+	require.EqualValues(t, 1, rt.closes.Load())
+}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -364,4 +365,38 @@ func BenchmarkUpdateProject(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkReadBodyOfUnknownLength reads a 3 MiB answer sent without a
+// Content-Length (as every gzip answer arrives) through Client.Do, from a
+// transport in memory. x-body is what one call allocates, in multiples of
+// the body's size: the buffer grows with the body, not to the 32 MiB cap.
+//
+//	go test -run '^$' -bench ReadBodyOfUnknownLength -benchmem .
+func BenchmarkReadBodyOfUnknownLength(b *testing.B) {
+	const size = 3 << 20
+	body := bytes.Repeat([]byte("a"), size)
+	hc := &http.Client{Transport: rtFunc(func(r *http.Request) (*http.Response, error) {
+		return &http.Response{StatusCode: 200, Header: http.Header{}, ContentLength: -1,
+			Body: io.NopCloser(bytes.NewReader(body)), Request: r}, nil
+	})}
+	c, err := seoapi.NewClient("https://api.example.com", testKey, seoapi.WithoutRateLimit(), seoapi.WithHTTPClient(hc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, err := c.NewRequest(context.Background(), http.MethodGet, "api/export", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(size)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		if _, err := c.Do(req, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(b.N)/size, "x-body")
 }

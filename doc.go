@@ -15,7 +15,10 @@
 //	p, _, err = client.Projects.Update(ctx, ws.ID, p.ID, &seoapi.ProjectUpdateRequest{Name: seoapi.Ptr("Shop EU")})
 //
 // Update sends only the fields that are set. [Client.NewRequest] and
-// [Client.Do] send any other request the same way. The API publishes no
+// [Client.Do] send any other request the same way. [Client.With] returns
+// a view of a client with other options (a max wait, a reserve, a header,
+// an attempt timeout) that shares its connections and rate limiter, cheap
+// enough to make for one call. The API publishes no
 // fields, so answers are read tolerantly: every resource keeps its JSON
 // in Raw, and every request type sends extra fields from Extra. From a
 // clone of the repository, these run the SDK against a fake API:

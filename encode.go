@@ -7,20 +7,6 @@ import (
 	"slices"
 )
 
-// encodeBody encodes a request body with encoding/json; the SDK's request
-// types encode themselves with their MarshalJSON. A nil body encodes to
-// nil: no body.
-func encodeBody(body any) ([]byte, error) {
-	if body == nil {
-		return nil, nil
-	}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return nil, invalidArgument("encoding request body: %v", err)
-	}
-	return data, nil
-}
-
 // marshalRequest encodes a request type: typed (its fields, in a type
 // without methods), then the members of extra, sorted by name as
 // encoding/json sorts a map, that no set typed field names.

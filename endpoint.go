@@ -19,7 +19,10 @@ type endpoint struct {
 func (e *endpoint) name() string { return e.method + " " + e.route }
 
 // path returns the route relative to the base URL, its placeholders
-// filled in order with ids, each through escapeID.
+// filled in order with ids, each escaped into exactly one path segment
+// ("a?b" travels as "a%3Fb"). An empty ID, a dot segment, or one holding a
+// slash (a gateway may split at an escaped one), a backslash or a control
+// character is an ErrInvalidArgument.
 func (e *endpoint) path(ids ...string) (string, error) {
 	var b strings.Builder
 	b.Grow(len(e.route) + 32)
@@ -30,12 +33,23 @@ func (e *endpoint) path(ids ...string) (string, error) {
 		if open < 0 || end < open {
 			return "", invalidArgument("%s: too many IDs", e.operation)
 		}
-		escaped, err := escapeID(rest[open+1:end], id)
-		if err != nil {
-			return "", err
+		var problem string
+		switch {
+		case id == "":
+			problem = "is empty"
+		case id == "." || id == ".." || strings.HasPrefix(id, ".;") || strings.HasPrefix(id, "..;"):
+			// "..;x" is ".." to some servers and a name to others.
+			problem = `is "." or "..", alone or with ";params", which servers read as a dot segment`
+		case strings.ContainsAny(id, `/\`):
+			problem = "contains a slash or a backslash"
+		case strings.ContainsFunc(id, isControl):
+			problem = "contains control characters"
+		}
+		if problem != "" {
+			return "", invalidArgument("%s %s", idName(rest[open+1:end]), problem)
 		}
 		b.WriteString(rest[:open])
-		b.WriteString(escaped)
+		b.WriteString(url.PathEscape(id))
 		rest = rest[end+1:]
 	}
 	b.WriteString(rest)
@@ -48,27 +62,6 @@ func idName(placeholder string) string {
 		return "workspaceID"
 	}
 	return placeholder[:len(placeholder)-2] + "ID" // projectId: projectID
-}
-
-// escapeID escapes id into exactly one path segment ("a?b" travels as
-// "a%3Fb"). An empty ID, a dot segment, or one holding a slash (a gateway
-// may split at an escaped one), a backslash or a control character is an
-// ErrInvalidArgument.
-func escapeID(placeholder, id string) (string, error) {
-	var problem string
-	switch {
-	case id == "":
-		problem = "is empty"
-	case dotSegment(id):
-		problem = `is "." or "..", alone or with ";params", which servers read as a dot segment`
-	case strings.ContainsAny(id, `/\`):
-		problem = "contains a slash or a backslash"
-	case strings.ContainsFunc(id, isControl):
-		problem = "contains control characters"
-	default:
-		return url.PathEscape(id), nil
-	}
-	return "", invalidArgument("%s %s", idName(placeholder), problem)
 }
 
 // endpoints lists every endpoint, for naming a request sent with Client.Do.

@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -39,7 +38,8 @@ var (
 	ErrUnexpectedResponse = newKind("unexpected_response", "seoapi: unexpected response")
 	// ErrOutcomeUnknown is also matched by the error of a POST or PATCH
 	// that may have taken effect: cut, timed out or canceled after it may
-	// have left, or answered with a 5xx. Look before repeating it.
+	// have reached the server, or answered with a 5xx. Look before
+	// repeating it.
 	ErrOutcomeUnknown = errors.New("seoapi: outcome unknown")
 )
 
@@ -87,20 +87,10 @@ func kindOfStatus(status int) error {
 	case 429:
 		return ErrRateLimited
 	}
-	if status == 408 || status == 425 || serverError(status) {
+	if status == 408 || status == 425 || status/100 == 5 {
 		return ErrServer
 	}
 	return ErrUnexpectedResponse
-}
-
-// kindOf returns the kind of a limiter's failure: the first kind in its
-// tree, or ErrConnection when there is none.
-func kindOf(err error) error {
-	var k *kindError
-	if errors.As(err, &k) {
-		return k
-	}
-	return ErrConnection
 }
 
 func invalidArgument(format string, args ...any) error {
@@ -189,30 +179,58 @@ func (e *APIError) Kind() error {
 	return kindOfStatus(e.StatusCode)
 }
 
-// apiError is the *APIError of result r, naming the URL the caller asked for.
-func (cl *call) apiError(r *result) *APIError {
-	e := &APIError{RetryAfter: cmp.Or(r.refusedWait, r.rate.wait)}
-	if r.refusal != nil {
-		*e = *r.refusal // a copy: a Limiter may give one refusal to every call
-		e.refusal = r.refusal
+// kindOfAttempt is the one kind of an attempt that ended with resp or err:
+// nil for a 2xx, and for an attempt the caller's context ended, whatever
+// its cause says.
+func kindOfAttempt(ctx context.Context, resp *http.Response, err error) error {
+	var lim *limiterError
+	var k *kindError
+	switch {
+	case err == nil && resp.StatusCode/100 == 2:
+		return nil
+	case err == nil:
+		return kindOfStatus(resp.StatusCode)
+	case ctx.Err() != nil && !errors.Is(err, errAttemptTimeout):
+		return nil
+	case errors.As(err, &lim) && refusal(lim) != nil:
+		return ErrRateLimited
+	case lim != nil && errors.As(lim.err, &k): // another failure of the limiter keeps its kind
+		return k
+	case errors.As(err, new(*redirectError)):
+		return ErrUnexpectedResponse
 	}
-	e.kind = r.kind
-	e.outcomeUnknown = !cl.idem && r.mayHaveTakenEffect()
-	e.Method, e.URL, e.Attempts = cl.req.Method, cl.req.URL.Redacted(), cl.attempts
-	if r.resp != nil {
-		e.StatusCode, e.Header, e.RequestID = r.resp.StatusCode, r.resp.Header, r.rate.requestID
-		if !r.withhold {
-			e.Body = r.redact.errorBody(r.data)
+	return ErrConnection
+}
+
+// refusal is the limiter's refusal to wait, when that is its error.
+func refusal(lim *limiterError) *APIError {
+	var e *APIError
+	if errors.As(lim.err, &e) && e.StatusCode == 0 {
+		return e
+	}
+	return nil
+}
+
+// apiError is an *APIError of the call, naming the URL the caller asked
+// for; of the answer resp, when there is one.
+func (cl *call) apiError(resp *http.Response) *APIError {
+	e := &APIError{Method: cl.req.Method, URL: cl.req.URL.Redacted(), Attempts: cl.attempts}
+	if resp != nil {
+		a := answerOf(resp)
+		e.StatusCode, e.Header, e.RequestID, e.RetryAfter = resp.StatusCode, resp.Header, a.rate.requestID, a.rate.wait
+		e.outcomeUnknown = !cl.policy.idempotent && resp.StatusCode/100 == 5
+		if !a.withhold {
+			e.Body = a.redact.errorBody(a.data)
 		}
 	}
 	return e
 }
 
 // statusError is the error of an answer whose status is not 2xx.
-func (cl *call) statusError(r *result) error {
-	e := cl.apiError(r)
+func (cl *call) statusError(resp *http.Response) error {
+	e := cl.apiError(resp)
 	e.Message, e.Code = parseErrorBody(e.Body)
-	if r.status >= 300 && r.status <= 399 {
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
 		e.Message = "redirect not followed"
 		if loc := e.Header.Get("Location"); loc != "" {
 			e.Message += " (Location: " + loc + ")"
@@ -222,36 +240,45 @@ func (cl *call) statusError(r *result) error {
 }
 
 // decodeError is the error of a 2xx body the SDK could not read.
-func (cl *call) decodeError(r *result, err error) error {
-	e := cl.apiError(r)
+func (cl *call) decodeError(resp *http.Response, err error) error {
+	e := cl.apiError(resp)
 	e.Err, e.kind = cl.client.cleanCause(err), ErrUnexpectedResponse // it may quote what it failed on
 	switch {
 	case cl.ep.secret:
 		// A created key's body, and an error quoting it, may hold its secret.
 		e.Body, e.Err = nil, errors.New("the answer could not be read")
-		e.Message = fmt.Sprintf("decoding the %d response: %v (body withheld: it may hold a created secret)", r.status, e.Err)
+		e.Message = fmt.Sprintf("decoding the %d response: %v (body withheld: it may hold a created secret)", e.StatusCode, e.Err)
 	case errors.Is(e.Err, errBodyTooLarge):
-		e.Message = fmt.Sprintf("%d response: %v", r.status, e.Err)
+		e.Message = fmt.Sprintf("%d response: %v", e.StatusCode, e.Err)
 	default:
-		e.Message = fmt.Sprintf("decoding the %d response: %v (body: %q)", r.status, e.Err, snippet(e.Body))
+		e.Message = fmt.Sprintf("decoding the %d response: %v (body: %q)", e.StatusCode, e.Err, snippet(e.Body))
 	}
 	return e
 }
 
-// failure is the error of a call that ended without an answer to use. When
-// the caller's context ended, it is the context's own error, whatever its cause.
-func (cl *call) failure(ctx context.Context, r *result) error {
-	e := cl.apiError(r)
+// failure is the error of a call whose last attempt got no answer to use.
+// When the caller's context ended, it is the context's own error, whatever
+// its cause. A write that may have reached the server is ErrOutcomeUnknown.
+func (cl *call) failure(ctx context.Context, err error) error {
+	e := cl.apiError(nil)
+	e.kind = kindOfAttempt(ctx, nil, err)
 	var lim *limiterError
+	var ce *connError
+	e.outcomeUnknown = !cl.policy.idempotent && errors.As(err, &ce) && ce.reached
 	switch {
-	case r.refusal != nil: // the limiter's refusal says what happened
-	case r.kind == nil:
-		e.Err = cmp.Or(ctx.Err(), r.err)
-	case errors.As(r.err, &lim):
+	case e.kind == nil:
+		e.Err = ctx.Err()
+	case errors.As(err, &lim) && refusal(lim) != nil:
+		// The refusal says what happened: a copy, as a Limiter may give one
+		// refusal to every call.
+		r := refusal(lim)
+		*e = *r
+		e.Method, e.URL, e.Attempts, e.refusal, e.kind = cl.req.Method, cl.req.URL.Redacted(), cl.attempts, r, ErrRateLimited
+	case lim != nil:
 		e.Message = "not sent: the rate limiter failed"
 		e.Err = causeError{cl.client.cleanCause(lim.err)}
 	default:
-		e.Err = causeError{cl.client.cleanCause(r.err)}
+		e.Err = causeError{cl.client.cleanCause(err)}
 	}
 	return e
 }

@@ -25,7 +25,7 @@ func ExampleWithHTTPClient() {
 	defer srv.Close()
 	fake.SetDelay(300 * time.Millisecond) // a server slower than we accept
 
-	// The SDK sends through a copy of hc, whose Timeout bounds each
+	// The SDK sends through hc's transport; hc's Timeout bounds each
 	// attempt (not the whole call: give the context a deadline for that).
 	hc := &http.Client{Timeout: 50 * time.Millisecond}
 	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithHTTPClient(hc), seoapi.WithMaxRetries(0))
@@ -332,4 +332,97 @@ func ExampleWithLimiter() {
 	b, _, errB := syncing.Workspaces.List(ctx, nil)
 	fmt.Println(len(a), errA, len(b), errB)
 	// Output: 1 <nil> 1 <nil>
+}
+
+func ExampleClient_With() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	fake.AddWorkspace("Acme")
+
+	// The service answers its own callers within two seconds: its calls
+	// wait at most that long for the rate limit, and a context deadline
+	// bounds every wait as well.
+	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithMaxWait(2*time.Second))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The nightly batch on the same key is a view: it shares the client's
+	// connections and limiter, may wait an hour, leaves 10 requests a
+	// second to the service, and tags its requests.
+	batch, err := client.With(seoapi.WithMaxWait(time.Hour), seoapi.WithReserve(0, 10), seoapi.WithHeader("X-Job-Id", "nightly-42"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
+	if _, _, err := batch.Workspaces.List(ctx, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, _, err := client.Workspaces.List(ctx, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	reqs := fake.Requests()
+	fmt.Printf("batch: %q, service: %q\n", reqs[0].Header.Get("X-Job-Id"), reqs[1].Header.Get("X-Job-Id"))
+	budget, err := batch.Budget(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("requests this hour, for both:", budget.UsedHour)
+	// Output:
+	// batch: "nightly-42", service: ""
+	// requests this hour, for both: 2
+}
+
+func ExampleWithHeader() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+
+	// Every request of the client carries the job's ID, for the server's logs.
+	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithHeader("X-Job-Id", "import-7"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, _, err := client.Workspaces.List(context.Background(), nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(fake.Requests()[0].Header.Get("X-Job-Id"))
+
+	// Headers the SDK owns cannot be replaced.
+	_, err = client.With(seoapi.WithHeader("Authorization", "Bearer other"))
+	fmt.Println(errors.Is(err, seoapi.ErrInvalidArgument))
+	// Output:
+	// import-7
+	// true
+}
+
+func ExampleWithAttemptTimeout() {
+	fake := seoapitest.New()
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	fake.SetDelay(300 * time.Millisecond) // a server slower than we accept
+
+	// Each attempt may take 50ms to get its whole answer; the call's
+	// context, without a deadline here, would bound the whole call.
+	client, err := seoapi.NewClient(srv.URL, fake.Key(), seoapi.WithAttemptTimeout(50*time.Millisecond),
+		seoapi.WithMaxRetries(1), seoapi.WithRetryWait(time.Millisecond, time.Millisecond))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, _, err = client.Workspaces.List(context.Background(), nil)
+	var apiErr *seoapi.APIError
+	if errors.As(err, &apiErr) {
+		// A list is retried once; both attempts ran out of time. That is
+		// a connection failure, not the caller's deadline.
+		fmt.Println(apiErr.Attempts, errors.Is(err, seoapi.ErrConnection), errors.Is(err, context.DeadlineExceeded))
+	}
+	// Output: 2 true false
 }

@@ -111,10 +111,10 @@ func FuzzErrorBody(f *testing.F) {
 		if !jsonObject(body) && utf8.RuneCountInString(message) > maxSnippet {
 			t.Fatalf("snippet of %d runes", utf8.RuneCountInString(message))
 		}
-		resp := &http.Response{StatusCode: 500, Header: http.Header{}}
+		red, clean := c.redact.withSecretsIn(body) // as read does for a secret's endpoint
+		resp := &http.Response{StatusCode: 500, Header: http.Header{}, Body: &answer{data: body, redact: red, withhold: !clean}}
 		cl := &call{client: c, ep: &createAPIKey, req: &http.Request{Method: "POST", URL: c.BaseURL()}}
-		red, clean := c.redact.withSecretsIn(body) // as answered does for a secret's endpoint
-		e := cl.statusError(&result{resp: resp, data: body, kind: ErrServer, status: 500, redact: red, withhold: !clean}).(*APIError)
+		e := cl.statusError(resp).(*APIError)
 		if len(e.Body) > maxErrorBody {
 			t.Fatal("body not capped")
 		}

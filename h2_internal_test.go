@@ -1,6 +1,7 @@
 package seoapi
 
 import (
+	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -36,8 +37,7 @@ func TestHTTP2ResetDoesNotResendAWrite(t *testing.T) {
 		{"built-in transport", func(t *testing.T, base string, pool *x509.CertPool) *Client {
 			c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit())
 			require.NoError(t, err)
-			require.True(t, c.transport.builtIn)
-			c.transport.next = h2(pool)
+			c.next = h2(pool)
 			return c
 		}},
 		{"caller's transport", func(t *testing.T, base string, pool *x509.CertPool) *Client {
@@ -140,4 +140,152 @@ func selfSignedCert(t *testing.T) (tls.Certificate, *x509.CertPool) {
 	pool := x509.NewCertPool()
 	pool.AddCert(leaf)
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
+
+// TestWriteAnsweredWithGarbageIsNotRepeated: an https server reads a whole
+// create, acts on it, then writes bytes that are not a TLS record (an HTML
+// page, as a broken middlebox does) and closes. The client's error is a
+// tls.RecordHeaderError, which a failed handshake also gives; but the
+// connection was had and the request written, so the create is not sent
+// again: ErrConnection and ErrOutcomeUnknown, and the server read it once.
+func TestWriteAnsweredWithGarbageIsNotRepeated(t *testing.T) {
+	t.Parallel()
+	for _, tt := range writeGateClients() {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base, pool, posts := startGarbageTLS(t)
+			c := tt.client(t, base, &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang, measures nothing
+			defer cancel()
+			_, _, err := c.Workspaces.Create(ctx, &WorkspaceCreateRequest{Name: "once"})
+			require.ErrorIs(t, err, ErrConnection)
+			require.ErrorIs(t, err, ErrOutcomeUnknown)
+			require.ErrorAs(t, err, new(tls.RecordHeaderError))
+			require.EqualValues(t, 1, posts.Load(), "the server read the create more than once")
+		})
+	}
+}
+
+// TestHTTP2RedialAfterAWriteIsNotRepeated: an HTTP/2 server reads a whole
+// create, then sends GOAWAY saying it processed no stream, closes the
+// connection and stops listening. net/http takes the stream for one to send
+// again and dials anew; the dial is refused, so the attempt fails with a
+// dial error although its request went out. The create is not sent again:
+// ErrConnection and ErrOutcomeUnknown, and the server read it once.
+func TestHTTP2RedialAfterAWriteIsNotRepeated(t *testing.T) {
+	t.Parallel()
+	for _, tt := range writeGateClients() {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base, pool, posts := startGoAwayH2(t)
+			c := tt.client(t, base, &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true})
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // bounds a hang, measures nothing
+			defer cancel()
+			_, _, err := c.Workspaces.Create(ctx, &WorkspaceCreateRequest{Name: "once"})
+			require.ErrorIs(t, err, ErrConnection)
+			require.ErrorIs(t, err, ErrOutcomeUnknown)
+			var op *net.OpError
+			require.ErrorAs(t, err, &op)
+			require.Equal(t, "dial", op.Op, "the attempt ends with the refused redial")
+			require.EqualValues(t, 1, posts.Load(), "the server read the create more than once")
+		})
+	}
+}
+
+// writeGateClients are the two ways a client sends: through the transport
+// the SDK builds (here with rt's TLS settings) and through a caller's.
+func writeGateClients() []struct {
+	name   string
+	client func(t *testing.T, base string, rt *http.Transport) *Client
+} {
+	return []struct {
+		name   string
+		client func(t *testing.T, base string, rt *http.Transport) *Client
+	}{
+		{"built-in transport", func(t *testing.T, base string, rt *http.Transport) *Client {
+			c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit(), WithRetryWait(time.Millisecond, time.Millisecond))
+			require.NoError(t, err)
+			c.next = rt
+			return c
+		}},
+		{"caller's transport", func(t *testing.T, base string, rt *http.Transport) *Client {
+			hc := &http.Client{Transport: rt}
+			c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit(), WithRetryWait(time.Millisecond, time.Millisecond), WithHTTPClient(hc))
+			require.NoError(t, err)
+			return c
+		}},
+	}
+}
+
+// startGarbageTLS starts an https server that reads each request whole,
+// counts it, and answers with an HTML page outside the TLS layer.
+func startGarbageTLS(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
+	cert, pool := selfSignedCert(t)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	posts := new(atomic.Int32)
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				req, err := http.ReadRequest(bufio.NewReader(conn))
+				if err != nil {
+					return
+				}
+				if _, err := io.ReadAll(req.Body); err != nil {
+					return
+				}
+				posts.Add(1)
+				io.WriteString(conn.(*tls.Conn).NetConn(), "<html><body><h1>502 Bad Gateway</h1></body></html>\n") //nolint:errcheck // the client sees what arrives
+			}()
+		}
+	}()
+	return "https://" + ln.Addr().String(), pool, posts
+}
+
+// startGoAwayH2 starts an HTTP/2 server that accepts one connection and
+// then stops listening; on it, it reads the first request whole, counts it,
+// sends GOAWAY with last stream 0 and closes.
+func startGoAwayH2(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
+	cert, pool := selfSignedCert(t)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}})
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	posts := new(atomic.Int32)
+	go func() {
+		conn, err := ln.Accept()
+		ln.Close()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		if _, err := io.ReadFull(conn, make([]byte, 24)); err != nil { // the client preface
+			return
+		}
+		writeFrame(conn, 4, 0, 0, nil) // SETTINGS
+		for {
+			head := make([]byte, 9)
+			if _, err := io.ReadFull(conn, head); err != nil {
+				return
+			}
+			payload := make([]byte, int(head[0])<<16|int(head[1])<<8|int(head[2]))
+			if _, err := io.ReadFull(conn, payload); err != nil {
+				return
+			}
+			switch typ, flags := head[3], head[4]; {
+			case typ == 4 && flags&1 == 0:
+				writeFrame(conn, 4, 1, 0, nil) // SETTINGS ACK
+			case (typ == 0 || typ == 1) && flags&1 != 0: // read whole
+				posts.Add(1)
+				writeFrame(conn, 7, 0, 0, make([]byte, 8)) // GOAWAY: last stream 0, NO_ERROR
+				return
+			}
+		}
+	}()
+	return "https://" + ln.Addr().String(), pool, posts
 }

@@ -85,31 +85,45 @@ type Event struct {
 // observation is what one call's events share: each event is a copy of
 // the one that opened its call or its attempt.
 type observation struct {
-	call       *call // counts the attempts
+	call       *call
 	start      Event // the call's EventCallStart
 	ctx        context.Context
 	attempt    Event // the open attempt's EventAttemptStart; Attempt is 0 when none is open
 	attemptCtx context.Context
-	waits      waitRecords // the waits of the current hop
+	ended      Event       // the open attempt's EventAttemptEnd, once CheckRetry judged it
+	waits      waitRecords // the waits of the current request
 }
 
-type observationKey struct{}
-
-// startObservation tells the observers a call began and returns req with
-// the observation in its context, where the transport finds it.
-func (c *Client) startObservation(req *http.Request, cl *call) (*observation, *http.Request) {
+// startObservation tells the observers a call began, and makes the loop
+// tell them how each attempt ended: CheckRetry learns whether another
+// attempt follows, Backoff after how long.
+func (c *Client) startObservation(req *http.Request, cl *call) *observation {
 	o := &observation{call: cl, start: Event{
 		Type:          EventCallStart,
 		Operation:     cl.ep.operation,
 		Route:         cl.ep.name(),
 		Method:        req.Method,
-		URL:           cl.req.URL.Redacted(),
+		URL:           req.URL.Redacted(),
 		ServerAddress: c.baseURL.Hostname(),
 		ServerPort:    c.serverPort,
 		Start:         time.Now(),
 	}}
 	o.ctx = o.notify(req.Context(), o.start)
-	return o, req.WithContext(context.WithValue(req.Context(), observationKey{}, o))
+	check, wait := cl.rc.CheckRetry, cl.rc.Backoff
+	cl.rc.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		retry, checkErr := check(ctx, resp, err)
+		o.judged(ctx, resp, err)
+		if !retry {
+			o.endAttempt(false, 0)
+		}
+		return retry, checkErr
+	}
+	cl.rc.Backoff = func(min, max time.Duration, n int, resp *http.Response) time.Duration {
+		d := wait(min, max, n, resp)
+		o.endAttempt(true, d)
+		return d
+	}
+	return o
 }
 
 // notify tells every observer about e, each with the context the one
@@ -131,25 +145,19 @@ func observeSafely(obs Observer, ctx context.Context, e Event) (out context.Cont
 	return cmp.Or(obs.Observe(ctx, e), ctx)
 }
 
-// acquire waits for one hop's turn and tells the observers the attempt's
-// start (at its first hop) and each wait; it returns req with their headers.
-func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.Duration) (*http.Request, slotTicket, error) {
-	if o.attempt.Attempt == 0 {
+// startHop tells the observers an attempt started, at its first request
+// (not a redirect's), and returns req with the headers they asked for and
+// the records the limiter's waits go to.
+func (o *observation) startHop(req *http.Request, first bool, attempt int) (*http.Request, *waitRecords) {
+	if first {
 		o.attempt = o.start
-		o.attempt.Type, o.attempt.Attempt, o.attempt.Start = EventAttemptStart, o.call.attempts+1, time.Now()
+		o.attempt.Type, o.attempt.Attempt, o.attempt.Start = EventAttemptStart, attempt, time.Now()
 		o.attempt.Header = http.Header{}
 		o.attemptCtx = o.notify(o.ctx, o.attempt)
 	}
-	o.waits = waitRecords{}
-	ticket, err := l.acquire(req.Context(), maxWait, &o.waits)
-	for _, w := range o.waits {
-		e := o.attempt
-		e.Type, e.Start, e.Duration, e.Level, e.Header = EventLimiterWait, w.start, w.d, w.level, nil
-		e.Err, e.ErrorType = w.err, ErrorType(w.err)
-		o.notify(o.attemptCtx, e)
-	}
+	o.waits = o.waits[:0]
 	if len(o.attempt.Header) == 0 {
-		return req, ticket, err
+		return req, &o.waits
 	}
 	out := req.Clone(req.Context())
 	for k, v := range o.attempt.Header {
@@ -157,7 +165,17 @@ func (o *observation) acquire(req *http.Request, l attemptLimiter, maxWait time.
 			out.Header[k] = v
 		}
 	}
-	return out, ticket, err
+	return out, &o.waits
+}
+
+// tellWaits tells the observers of each wait of the current request.
+func (o *observation) tellWaits() {
+	for _, w := range o.waits {
+		e := o.attempt
+		e.Type, e.Start, e.Duration, e.Level, e.Header = EventLimiterWait, w.start, w.d, w.level, nil
+		e.Err, e.ErrorType = w.err, ErrorType(w.err)
+		o.notify(o.attemptCtx, e)
+	}
 }
 
 // reserved reports a header an observer cannot set.
@@ -166,25 +184,42 @@ func reserved(name string) bool {
 		http.CanonicalHeaderKey(name))
 }
 
-// endAttempt tells the observers how the open attempt ended.
-func (o *observation) endAttempt(r *result) {
+// judged keeps what the open attempt ended with, for endAttempt.
+func (o *observation) judged(ctx context.Context, resp *http.Response, err error) {
+	e := o.attempt
+	e.Type, e.Duration, e.Header = EventAttemptEnd, time.Since(e.Start), nil
+	kind := kindOfAttempt(ctx, resp, err)
+	if resp != nil {
+		// Also beside an error: a redirect the caller's CheckRedirect refused.
+		e.StatusCode, e.RequestID = resp.StatusCode, answerOf(resp).rate.requestID
+	}
+	switch {
+	case err == nil:
+	case kind == nil:
+		e.Err = ctx.Err() // an attempt of no kind ended with the caller's context
+	default:
+		e.Err = o.call.client.cleanCause(err) // it may quote a hostile server
+	}
+	if e.ErrorType = ErrorType(e.Err); kind != nil {
+		e.ErrorType = ErrorType(kind)
+	}
+	o.ended = e
+}
+
+// endAttempt tells the observers how the open attempt ended, if one is.
+func (o *observation) endAttempt(retry bool, wait time.Duration) {
 	if o.attempt.Attempt == 0 {
 		return
 	}
-	e := o.attempt
-	e.Type, e.Duration, e.Header = EventAttemptEnd, time.Since(e.Start), nil
-	e.StatusCode, e.RequestID, e.Retry, e.RetryWait = r.status, r.rate.requestID, r.retry, r.wait
-	if r.err != nil {
-		e.Err = o.call.client.cleanCause(r.err) // it may quote a hostile server
-	}
-	// An attempt of no kind ended with the caller's context, its r.err.
-	e.ErrorType = ErrorType(cmp.Or(r.kind, r.err))
+	e := o.ended
+	e.Retry, e.RetryWait = retry, wait
 	o.attempt.Attempt = 0
 	o.notify(o.attemptCtx, e)
 }
 
-// end tells the observers the call ended.
+// end tells the observers the call ended, after the open attempt.
 func (o *observation) end(resp *Response, err error) {
+	o.endAttempt(false, 0)
 	e := o.start
 	e.Type, e.Attempt, e.Duration = EventCallEnd, o.call.attempts, time.Since(e.Start)
 	if resp != nil {

@@ -4,27 +4,36 @@ import (
 	"cmp"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
 
-// Option configures a Client.
+// Option configures a Client, or a view of one (Client.With).
 type Option func(*clientConfig)
 
 type clientConfig struct {
-	httpClient       *http.Client
-	userAgent        string
+	settings
+	httpClient   *http.Client
+	insecureHTTP bool
+	rateLimit    rateLimitConfig
+	err          error // the first error an option found
+}
+
+// settings are what the options a view may take set, for a client or one
+// view of it.
+type settings struct {
+	userAgent        string      // WithUserAgent, sent before "seoapi-go/<version>"
+	header           http.Header // WithHeader; copied before a view adds to it
 	maxResponseBytes int64
 	maxItems         int // 0: derived from maxResponseBytes
-	insecureHTTP     bool
-	rateLimit        rateLimitConfig
 	retry            retryPolicy
+	attemptTimeout   time.Duration // negative: not given (the HTTP client's Timeout)
 	observers        []Observer
-	err              error // the first error an option found
 }
 
 // option returns an Option that applies set when ok, and otherwise fails
-// NewClient with ErrInvalidArgument and the message of format.
+// NewClient or With with ErrInvalidArgument and the message of format.
 func option(ok bool, set func(*clientConfig), format string, args ...any) Option {
 	return func(cfg *clientConfig) {
 		if !ok {
@@ -35,9 +44,53 @@ func option(ok bool, set func(*clientConfig), format string, args ...any) Option
 	}
 }
 
-// WithHTTPClient makes the Client send through hc. The SDK wraps a copy of
-// hc's transport with its rate limiter; hc itself is not changed. hc's
-// Timeout applies to each attempt (each hop of a redirect), body included.
+// With returns a view of c: a client that shares c's transport and its
+// connections, its limiter (built-in or a fleet's) and the server's hold,
+// its key, observers and logger, and differs only in opts. A view can be
+// derived again; c is never changed. A view is safe for concurrent use and
+// cheap enough to make for one call.
+//
+// With takes WithMaxWait, WithMaxRetries, WithRetryWait, WithReserve,
+// WithUserAgent, WithLogger, WithObserver, WithMaxResponseBytes,
+// WithMaxItems, WithHeader and WithAttemptTimeout. A logger or observer
+// given is told beside c's. Options that would replace what a view shares
+// (WithHTTPClient, WithLimiter, WithRateLimit, WithoutRateLimit,
+// WithInsecureHTTP), and invalid values, fail with ErrInvalidArgument and
+// a nil view.
+func (c *Client) With(opts ...Option) (*Client, error) {
+	cfg := clientConfig{settings: c.settings, rateLimit: rateLimitConfig{reserve: noReserve}}
+	cfg.observers = slices.Clip(cfg.observers) // an observer added is not added to c
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&cfg)
+		}
+	}
+	rl := cfg.rateLimit
+	switch {
+	case cfg.err != nil:
+		return nil, cfg.err
+	case cfg.httpClient != nil || cfg.insecureHTTP || rl.limiter != nil || rl.limits || rl.off:
+		return nil, invalidArgument("With: WithHTTPClient, WithLimiter, WithRateLimit, WithoutRateLimit and WithInsecureHTTP replace what a view shares with its client; give them to NewClient")
+	}
+	v := *c
+	v.settings = cfg.settings
+	if rl.reserve != noReserve {
+		l, err := withReserve(c.limiter, rl.reserve.perHour, rl.reserve.perSecond)
+		if err != nil {
+			return nil, err
+		}
+		v.limiter = l
+	}
+	v.setSettings()
+	return &v, nil
+}
+
+// noReserve marks a view not given WithReserve: it keeps its client's.
+var noReserve = windowReserve{perHour: -1, perSecond: -1}
+
+// WithHTTPClient makes the Client send through hc's transport, redirect
+// check and cookie jar, under its rate limiter; hc itself is not changed.
+// hc's Timeout bounds each attempt, as WithAttemptTimeout does.
 func WithHTTPClient(hc *http.Client) Option {
 	return option(hc != nil, func(cfg *clientConfig) { cfg.httpClient = hc }, "WithHTTPClient: nil *http.Client")
 }
@@ -47,6 +100,48 @@ func WithHTTPClient(hc *http.Client) Option {
 func WithUserAgent(ua string) Option {
 	return option(!strings.ContainsFunc(ua, isControl), func(cfg *clientConfig) { cfg.userAgent = strings.TrimSpace(ua) },
 		"WithUserAgent: user agent contains control characters")
+}
+
+// WithHeader sends the header key: value on every request of the client or
+// view, such as a job ID or a tracing tag. Headers add up along a chain of
+// views: a name given again gets another value. The value appears in no
+// log record, error or observer event. Headers the SDK or the connection
+// owns (Authorization, Content-Type, Content-Length, Accept, User-Agent,
+// Host, Cookie, Connection and the other hop-by-hop headers), an invalid
+// name, and a value with CR, LF or NUL fail with ErrInvalidArgument.
+func WithHeader(key, value string) Option {
+	name := http.CanonicalHeaderKey(key)
+	ok := validHeaderName(key) && !reserved(name) && !hopByHop(name) && !strings.ContainsAny(value, "\r\n\x00")
+	return option(ok, func(cfg *clientConfig) {
+		cfg.header = cfg.header.Clone()
+		if cfg.header == nil {
+			cfg.header = http.Header{}
+		}
+		cfg.header[name] = append(cfg.header[name], value)
+	}, "WithHeader(%q): a header the SDK or the connection owns, an invalid name, or a value with CR, LF or NUL", key)
+}
+
+// validHeaderName reports a header name made of RFC 9110 token characters.
+func validHeaderName(name string) bool {
+	const tokenChars = "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	return name != "" && strings.Trim(name, tokenChars) == ""
+}
+
+// hopByHop reports a header that belongs to one connection, not to the request.
+func hopByHop(name string) bool {
+	return slices.Contains([]string{"Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization",
+		"Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}, name)
+}
+
+// WithAttemptTimeout bounds one attempt: the longest it may take to get its
+// whole answer, body included, after the limiter's turn (0, the default:
+// no bound). An attempt that runs out fails as ErrConnection, not with the
+// caller's context: a read is retried; a POST or PATCH that may have
+// reached the server is not, and also matches ErrOutcomeUnknown. The
+// context still bounds the whole call. It replaces the Timeout of an HTTP
+// client given with WithHTTPClient; d must not be negative.
+func WithAttemptTimeout(d time.Duration) Option {
+	return option(d >= 0, func(cfg *clientConfig) { cfg.attemptTimeout = d }, "WithAttemptTimeout(%s): negative", d)
 }
 
 // WithLogger makes the SDK log each attempt at Debug and long waits at Warn
@@ -86,11 +181,13 @@ func WithRetryWait(min, max time.Duration) Option {
 		"WithRetryWait(%s, %s): need 0 <= min <= max", min, max)
 }
 
-// WithMaxWait sets the longest single wait the SDK accepts (default 60s). A
-// wait for the limiter or the server's hold that would be longer fails the
-// call at once, nothing sent, with ErrRateLimited. A retry that would wait
-// longer is not made: the call ends with the answer it got, such as a 429
-// (ErrRateLimited) or a 503 (ErrServer), with RetryAfter the wait refused.
+// WithMaxWait sets the longest single wait the SDK accepts, whichever
+// limiter is behind the client (without it, the limiter's own bound or
+// DefaultMaxWait). A wait for the limiter or the server's hold that would
+// be longer fails the call at once, nothing sent, with ErrRateLimited. A
+// retry that would wait longer is not made: the call ends with the answer
+// it got, such as a 429 (ErrRateLimited) or a 503 (ErrServer), with
+// RetryAfter the wait refused.
 func WithMaxWait(d time.Duration) Option {
 	return option(d >= 0, func(cfg *clientConfig) { cfg.retry.maxWait = d }, "WithMaxWait(%s): negative", d)
 }

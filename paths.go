@@ -1,7 +1,9 @@
 package seoapi
 
 import (
+	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -33,21 +35,16 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 		return nil, invalidArgument("base URL must not carry credentials; the API key authenticates")
 	case u.RawQuery != "" || u.Fragment != "":
 		return nil, invalidArgument("base URL %q must not have a query or fragment", u.Redacted())
+	case !plainPath(u.EscapedPath()):
+		return nil, invalidArgument("base URL %q has a path servers may read differently (%s)", u.Redacted(), refusedInPaths)
 	}
-	if _, ok := serverPath(u.EscapedPath()); !ok || strings.Contains(u.EscapedPath(), "//") {
-		return nil, invalidArgument("base URL %q has a path servers may read differently (\"//\", an escaped slash, a backslash or \"..;\")", u.Redacted())
-	}
-	addTrailingSlash(u)
-	return u, nil
-}
-
-func addTrailingSlash(u *url.URL) {
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
 		if u.RawPath != "" {
 			u.RawPath += "/"
 		}
 	}
+	return u, nil
 }
 
 func isLoopback(host string) bool {
@@ -55,43 +52,21 @@ func isLoopback(host string) bool {
 	return strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback()
 }
 
-// resolve returns the URL for path: a plain relative path (the SDK's
-// own) is joined to the base URL as text, any other reference resolved
-// against it. Either way the result still has to pass keyMayGo.
-func (c *Client) resolve(path string) (string, error) {
-	if plainRelative(path) {
-		return c.baseString + strings.TrimPrefix(path, "/"), nil
+// resolve returns the URL for path: an absolute http(s) URL as it is, any
+// other path joined to the base URL as text, without one leading slash
+// ("//host/x" keeps one and fails keyMayGo). Either way the result still
+// has to pass keyMayGo.
+func (c *Client) resolve(path string) string {
+	if looksLikeURL(path) {
+		return path
 	}
-	ref, err := url.Parse(path)
-	if err == nil && !ref.IsAbs() && ref.Host == "" {
-		ref, err = url.Parse(strings.TrimLeft(path, "/"))
-	}
-	if err != nil {
-		return "", invalidArgument("path %q: %v", path, err)
-	}
-	return c.baseURL.ResolveReference(ref).String(), nil
+	return c.baseString + strings.TrimPrefix(path, "/")
 }
-
-// plainRelative reports a path that can be appended to the base URL as
-// it is: no scheme or authority, no dot segment, no fragment, nothing
-// that needs escaping.
-func plainRelative(path string) bool {
-	p := strings.TrimPrefix(path, "/")
-	return p != "" && p[0] != '.' && p[0] != '/' && !strings.Contains(p, "/.") && strings.Trim(p, plainPathChars) == ""
-}
-
-// unreserved are the characters RFC 3986 lets a URL hold unescaped
-// anywhere; plainPathChars those a plain relative path may hold.
-const (
-	unreserved     = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~"
-	plainPathChars = unreserved + "/%?&=+,;@!$'()*"
-)
 
 // keyMayGo is the one place that decides whether the API key may be sent
 // to u, and every URL the SDK sends to passes it (NewRequest, Do,
 // redirects, next links, resume tokens): the base URL's scheme, host and
-// port, no user info, and a path under the base URL's path as a server or
-// a gateway reads it, with escaped dots decoded and dot segments removed.
+// port, no user info, and a plain path (plainPath) under the base URL's.
 func (c *Client) keyMayGo(u *url.URL) bool {
 	if u == nil || u.Opaque != "" || u.User != nil ||
 		!strings.EqualFold(u.Scheme, c.baseURL.Scheme) ||
@@ -99,80 +74,62 @@ func (c *Client) keyMayGo(u *url.URL) bool {
 		return false
 	}
 	path := u.EscapedPath()
-	if strings.ContainsAny(path, `%\`) || strings.Contains(path, "/.") || strings.Contains(path, "//") {
-		var ok bool
-		if path, ok = serverPath(path); !ok {
+	return plainPath(path) && strings.HasPrefix(path, c.basePath)
+}
+
+// refusedInPaths names what plainPath refuses, for errors.
+const refusedInPaths = `%2e, %2f, %3b, %5c, "\", ";", "//" or a dot segment`
+
+// plainPath reports an escaped path that servers and gateways read alike.
+// One they may read otherwise is refused, not interpreted: an escaped dot,
+// slash, semicolon or backslash, a backslash, a semicolon (";params"),
+// "//", or a "." or ".." segment.
+func plainPath(path string) bool {
+	lower := strings.ToLower(path)
+	if strings.ContainsAny(path, `\;`) || strings.Contains(path, "//") ||
+		strings.Contains(lower, "%2e") || strings.Contains(lower, "%2f") || strings.Contains(lower, "%3b") ||
+		strings.Contains(lower, "%5c") {
+		return false
+	}
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
 			return false
 		}
 	}
-	return strings.HasPrefix(path, c.basePath)
+	return true
 }
 
-// serverPath returns an escaped path as a server may read it: each segment
-// through decodeUnreserved, "//" merged, dot segments removed. ok is false
-// for a path servers may read differently: decodeUnreserved refuses it, or
-// it has a dot segment with ";params" ("..;").
-func serverPath(escaped string) (path string, ok bool) {
-	segments := strings.Split(escaped, "/")
-	out := make([]string, 0, len(segments))
-	for i, seg := range segments {
-		seg, ok := decodeUnreserved(seg)
-		if !ok || seg != "." && seg != ".." && dotSegment(strings.ReplaceAll(seg, "%3B", ";")) {
-			return "", false
-		}
-		last := i == len(segments)-1
-		switch {
-		case seg == "" && i > 0 && !last:
-			// A server may merge "//" into one slash.
-			continue
-		case seg == "..":
-			if len(out) > 1 {
-				out = out[:len(out)-1]
-			}
-		case seg != ".":
-			out = append(out, seg)
-			continue
-		}
-		if last {
-			out = append(out, "")
-		}
-	}
-	return strings.Join(out, "/"), true
-}
+// maxRedirects is how many redirects one attempt follows, as net/http.
+const maxRedirects = 10
 
-// dotSegment reports a segment that is "." or "..", alone or with
-// ";params": "..;x" is ".." to some servers and a name to others.
-func dotSegment(seg string) bool {
-	name, _, _ := strings.Cut(seg, ";")
-	return name == "." || name == ".."
-}
+// redirectError is a redirect the caller's own CheckRedirect refused, or
+// one too many.
+type redirectError struct{ err error }
 
-// decodeUnreserved decodes the escapes of unreserved characters in one
-// path segment (RFC 3986 makes %2E a dot) and upper-cases the others; it
-// refuses a backslash, an escaped slash or backslash, and a bad escape.
-func decodeUnreserved(seg string) (string, bool) {
-	if strings.Contains(seg, `\`) {
-		return "", false
-	}
-	if !strings.Contains(seg, "%") {
-		return seg, true
-	}
-	var b strings.Builder
-	for i := 0; i < len(seg); i++ {
-		if seg[i] != '%' {
-			b.WriteByte(seg[i])
-			continue
+func (e *redirectError) Error() string { return "redirect not followed: " + e.err.Error() }
+func (e *redirectError) Unwrap() error { return e.err }
+
+// checkRedirect follows a redirect only when it keeps the method, the
+// method is GET, HEAD or DELETE, and the target passes keyMayGo, so the
+// key never goes to another origin and a write is never turned into a
+// GET. Any other redirect is handed back as the response, which becomes
+// an *APIError with the 3xx status and its Location. The caller's own
+// check runs after ours.
+func (c *Client) checkRedirect(user func(*http.Request, []*http.Request) error) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		switch method := via[0].Method; {
+		case req.Method != method || !c.keyMayGo(req.URL),
+			method != http.MethodGet && method != http.MethodHead && method != http.MethodDelete:
+			return http.ErrUseLastResponse
+		case len(via) >= maxRedirects:
+			return &redirectError{fmt.Errorf("stopped after %d redirects", maxRedirects)}
+		case user == nil:
+			return nil
 		}
-		c, err := url.PathUnescape(seg[i:min(i+3, len(seg))])
-		switch {
-		case err != nil || c == "/" || c == `\`:
-			return "", false
-		case strings.Contains(unreserved, c):
-			b.WriteString(c)
-		default:
-			b.WriteString(strings.ToUpper(seg[i : i+3]))
+		err := user(req, via)
+		if err != nil && err != http.ErrUseLastResponse {
+			return &redirectError{err}
 		}
-		i += 2
+		return err
 	}
-	return b.String(), true
 }

@@ -101,7 +101,7 @@ func (c *Client) Budget(ctx context.Context) (Budget, error) {
 	if ctx == nil {
 		return Budget{}, invalidArgument("nil context")
 	}
-	return c.transport.limiter.Budget(ctx)
+	return c.limiter.Budget(ctx)
 }
 
 // maxWaitLimit bounds one wait by the client's max wait; when the client set

@@ -365,6 +365,7 @@ func TestRedactorHeldBehindPointer(t *testing.T) {
 	c, err := NewClient("https://api.example.com", benchKey)
 	require.NoError(t, err)
 	for _, v := range []any{
+		struct{ client Client }{*c},
 		struct{ redact any }{c.redact},
 		struct{ redact *redactor }{c.redact},
 		c.redact,

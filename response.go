@@ -73,21 +73,6 @@ func (r Response) LogValue() slog.Value {
 		slog.Int("attempts", v.Attempts))
 }
 
-// newResponse is the Response of the result's answer.
-func (c *Client) newResponse(r *result, attempts int) *Response {
-	resp := &Response{
-		Response:  r.resp,
-		Rate:      r.rate.rate,
-		RequestID: r.rate.requestID,
-		Attempts:  attempts,
-	}
-	if len(r.link) > 0 {
-		resp.readLink(r.link)
-		c.dropNextWithKey(resp)
-	}
-	return resp
-}
-
 // dropNextWithKey clears a next link or cursor that holds the key in any
 // form: the SDK never sends it back, and no Response shows it. A list
 // fails its page on it (fetchList).
