@@ -52,8 +52,8 @@ func option(ok bool, set func(*clientConfig), format string, args ...any) Option
 //
 // With takes WithMaxWait, WithMaxRetries, WithRetryWait, WithReserve,
 // WithUserAgent, WithLogger, WithObserver, WithMaxResponseBytes,
-// WithMaxItems, WithHeader and WithAttemptTimeout. A logger or observer
-// given is told beside c's. Options that would replace what a view shares
+// WithMaxItems, WithHeader and WithAttemptTimeout. A logger given replaces
+// c's logger for the view; an observer given is told beside c's. Options that would replace what a view shares
 // (WithHTTPClient, WithLimiter, WithRateLimit, WithoutRateLimit,
 // WithInsecureHTTP), and invalid values, fail with ErrInvalidArgument and
 // a nil view.
@@ -147,8 +147,12 @@ func WithAttemptTimeout(d time.Duration) Option {
 // WithLogger makes the SDK log each attempt at Debug and long waits at Warn
 // to l, an Observer like any other (see WithObserver); without it, or with a
 // nil l, it logs nothing. Records never hold a header, a body or the API key.
+// Given to With, l replaces the client's logger for the view; the client's
+// other observers stay.
 func WithLogger(l *slog.Logger) Option {
 	return func(cfg *clientConfig) {
+		isLogger := func(o Observer) bool { _, ok := o.(slogObserver); return ok }
+		cfg.observers = slices.DeleteFunc(slices.Clone(cfg.observers), isLogger)
 		if l != nil {
 			cfg.observers = append(cfg.observers, slogObserver{l})
 		}

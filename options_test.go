@@ -1,7 +1,9 @@
 package seoapi_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
@@ -290,4 +292,30 @@ func BenchmarkClientWith(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestViewLogger: WithLogger on a view replaces its client's logger for
+// the view; the client keeps its own, and its other observers are told
+// about the view's calls too.
+func TestViewLogger(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[]`))
+	var clientLog, viewLog bytes.Buffer
+	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
+	events := &eventLog{}
+	c := newClient(t, rec.srv.URL, seoapi.WithLogger(slog.New(slog.NewTextHandler(&clientLog, debug))), seoapi.WithObserver(events))
+	view, err := c.With(seoapi.WithLogger(slog.New(slog.NewTextHandler(&viewLog, debug))))
+	require.NoError(t, err)
+
+	_, _, err = view.Workspaces.List(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Empty(t, clientLog.String(), "the view's call is not logged to the client's logger")
+	assert.Contains(t, viewLog.String(), "seoapi: attempt")
+	assert.Contains(t, events.types(), "call_end", "the client's observer is told about the view's call")
+
+	viewLog.Reset()
+	_, _, err = c.Workspaces.List(context.Background(), nil)
+	require.NoError(t, err)
+	assert.Contains(t, clientLog.String(), "seoapi: attempt")
+	assert.Empty(t, viewLog.String(), "the client's call is not logged to the view's logger")
 }
