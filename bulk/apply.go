@@ -88,9 +88,11 @@ func (j *Job) Apply(ctx context.Context, p *Plan) (*Report, error) {
 	if err := j.load(ctx); err != nil {
 		return nil, err
 	}
-	// Apply sends its writes, and reads to settle them, through this
-	// client.
-	r := &run{job: j, plan: p, client: j.client}
+	client, err := j.writer(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{job: j, plan: p, client: client}
 	writes, err := r.prepare(ctx)
 	if err == nil {
 		err = r.checkTime(ctx)
@@ -102,6 +104,23 @@ func (j *Job) Apply(ctx context.Context, p *Plan) (*Report, error) {
 	}
 	rep := r.report()
 	return &rep, err
+}
+
+// longestSlotWait bounds the wait for one slot of a job without a
+// deadline: longer than any one wait the rate limits ask for (the rolling
+// hour, the server's hold), so that only the context ends a job.
+const longestSlotWait = 2 * time.Hour
+
+// writer returns the client Apply sends its writes, and the reads that
+// settle them, through: a view of the job's client whose requests wait for
+// their slots as long as ctx allows, whatever max wait the client was
+// given for its other callers. A plan that takes an hour runs for an hour.
+func (j *Job) writer(ctx context.Context) (*seoapi.Client, error) {
+	wait := longestSlotWait
+	if deadline, ok := ctx.Deadline(); ok {
+		wait = max(time.Until(deadline), 0)
+	}
+	return j.client.With(seoapi.WithMaxWait(wait))
 }
 
 // prepare decides each action of the plan again from the journal (what

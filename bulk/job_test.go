@@ -3,6 +3,7 @@ package bulk_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"testing"
 	"time"
 
@@ -259,4 +260,23 @@ func TestApplySaysWhenThePlanOutlastsItsContext(t *testing.T) {
 			assert.Empty(t, lastWrite(j.records()).Key, "nothing recorded")
 		})
 	}
+}
+
+// TestApplyWaitsForItsSlots: a client made for a service refuses waits
+// over 100ms, but Apply's writes wait for their slots (here 1-2s at five
+// requests a second) within Apply's context, so all of them are sent.
+func TestApplyWaitsForItsSlots(t *testing.T) {
+	t.Parallel()
+	srv, ws := fakeAPI(t)
+	client := srv.Client(seoapi.WithRateLimit(seoapi.DefaultRequestsPerHour, 5), seoapi.WithMaxWait(100*time.Millisecond))
+	job := bulk.New(client, &memJournal{})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	plan, err := job.PlanProjects(ctx, ws, wantProjects(12))
+	require.NoError(t, err)
+	rep, err := job.Apply(ctx, plan)
+	require.NoError(t, err)
+	assert.Empty(t, rep.Failed)
+	assert.Equal(t, 12, rep.Created)
+	assert.Equal(t, 12, count(srv, http.MethodPost, "/projects"))
 }
