@@ -120,6 +120,7 @@ type APIError struct {
 
 	kind           error     // set when the kind does not follow from StatusCode
 	outcomeUnknown bool      // a write may have reached the server
+	notSent        bool      // the call sent nothing: its wait for the limiter failed or was cut short
 	refusal        *APIError // the Limiter's own refusal, which this error reports
 }
 
@@ -134,7 +135,7 @@ func (e *APIError) Error() string {
 	switch {
 	case e.StatusCode != 0:
 		fmt.Fprintf(&b, "%d %s", e.StatusCode, http.StatusText(e.StatusCode))
-	case e.Err != nil:
+	case e.Err != nil && !e.notSent:
 		b.WriteString("no usable response")
 	default:
 		b.WriteString("not sent")
@@ -265,6 +266,7 @@ func (cl *call) failure(ctx context.Context, err error) error {
 	var lim *limiterError
 	var ce *connError
 	e.outcomeUnknown = !cl.policy.idempotent && errors.As(err, &ce) && ce.reached
+	e.notSent = errors.As(err, &lim) && cl.attempts == 0
 	switch {
 	case e.kind == nil:
 		e.Err = ctx.Err()
@@ -275,7 +277,7 @@ func (cl *call) failure(ctx context.Context, err error) error {
 		*e = *r
 		e.Method, e.URL, e.Attempts, e.refusal, e.kind = cl.req.Method, cl.req.URL.Redacted(), cl.attempts, r, ErrRateLimited
 	case lim != nil:
-		e.Message = "not sent: the rate limiter failed"
+		e.Message = "the rate limiter failed"
 		e.Err = causeError{cl.client.cleanCause(lim.err)}
 	default:
 		e.Err = causeError{cl.client.cleanCause(err)}

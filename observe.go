@@ -3,6 +3,7 @@ package seoapi
 import (
 	"cmp"
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -229,8 +230,9 @@ func (o *observation) end(resp *Response, err error) {
 	o.notify(o.ctx, e)
 }
 
-// slogObserver logs each attempt at Debug and a wait over a second, which
-// may look like a hang, at Warn; never a header, a body or the key.
+// slogObserver logs each attempt at Debug; at Warn a retry or a wait for
+// the rate limit of over a second, which may look like a hang, and a
+// limiter that failed; never a header, a body or the key.
 type slogObserver struct{ logger *slog.Logger }
 
 func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
@@ -254,6 +256,11 @@ func (s slogObserver) Observe(ctx context.Context, e Event) context.Context {
 		if e.Retry && e.RetryWait > time.Second {
 			s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: retrying after a long wait", attrs...)
 		}
+	case e.Type == EventLimiterWait && e.Err != nil && !errors.Is(e.Err, ErrRateLimited):
+		// A limiter that failed (Redis down or hung) sent nothing: say why.
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: rate limiter wait failed",
+			slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),
+			slog.String("level", string(e.Level)), slog.Duration("waited", e.Duration), slog.String("error", e.Err.Error()))
 	case e.Type == EventLimiterWait && e.Duration > time.Second:
 		s.logger.LogAttrs(ctx, slog.LevelWarn, "seoapi: throttled by rate limit",
 			slog.String("method", e.Method), slog.String("path", pathOf(e.URL)),

@@ -1,8 +1,11 @@
 package seoapi_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -351,4 +354,38 @@ func TestObserverSendsItsOwnRequest(t *testing.T) {
 			assert.Equal(t, []error{nil}, obs.errs, "the observer's own request failed")
 		})
 	}
+}
+
+// TestLoggerSaysWhatFailed: a limiter that fails (Redis down, say) is
+// logged as a failed wait with its error, and the call's error says that
+// nothing was sent; so does a call whose context ends while it waits for
+// a slot.
+func TestLoggerSaysWhatFailed(t *testing.T) {
+	t.Parallel()
+	rec := newRecorder(t, respond(200, `[]`))
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	down := waitFunc(func(context.Context) error { return errors.New("dial tcp 10.0.0.9:6379: connect: connection refused") })
+	c, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithLimiter(down), seoapi.WithLogger(logger))
+	require.NoError(t, err)
+	_, _, err = c.Workspaces.List(context.Background(), nil)
+	require.ErrorIs(t, err, seoapi.ErrConnection)
+	assert.Contains(t, err.Error(), "/api/workspaces: not sent: the rate limiter failed: dial tcp")
+	assert.Contains(t, logs.String(), `msg="seoapi: rate limiter wait failed"`)
+	assert.Contains(t, logs.String(), `error="dial tcp 10.0.0.9:6379: connect: connection refused"`)
+	assert.NotContains(t, logs.String(), "throttled")
+	assert.Empty(t, rec.requests())
+
+	// The second call waits about a second for its slot; its context is
+	// cancelled meanwhile (or before, which sends nothing either).
+	busy, err := seoapi.NewClient(rec.srv.URL, testKey, seoapi.WithRateLimit(seoapi.DefaultRequestsPerHour, 1))
+	require.NoError(t, err)
+	_, _, err = busy.Workspaces.List(context.Background(), nil)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(50*time.Millisecond, cancel).Stop()
+	_, _, err = busy.Workspaces.List(ctx, nil)
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Equal(t, "seoapi: GET "+rec.srv.URL+"/api/workspaces: not sent: context canceled", err.Error())
+	assert.Len(t, rec.requests(), 1)
 }

@@ -3,6 +3,7 @@ package seoapi
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"net/http"
 	"slices"
@@ -139,7 +140,7 @@ type waitRecord struct {
 	level WaitLevel
 	start time.Time
 	d     time.Duration
-	err   error
+	err   error // why the wait failed: the context ended, or the Limiter's error
 }
 
 // waitRecords are the waits of one request, in order.
@@ -222,8 +223,10 @@ func (l *otherLimiter) acquire(ctx context.Context, maxWait time.Duration, rec *
 	}
 	start := l.now()
 	done, err := l.inner.Acquire(ctx, maxWait)
-	if d := l.now().Sub(start); d >= minReportedWait || err != nil && ctx.Err() != nil {
-		rec.add(WaitLimiter, start, d, ctx.Err())
+	// A wait is recorded when it took time or failed; a refusal to wait
+	// is no wait, and the call's error reports it.
+	if d := l.now().Sub(start); d >= minReportedWait || err != nil && !errors.As(err, new(*APIError)) {
+		rec.add(WaitLimiter, start, d, err)
 	}
 	return slotTicket{done: done}, err
 }
