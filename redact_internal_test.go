@@ -107,13 +107,23 @@ func mixedCase(s string) string {
 // any kind, and in base64 of the key, of "Bearer <key>" and "user:<key>",
 // after 0 to 2 other bytes, in both alphabets, padded or not, also behind
 // a layer of escapes.
+// jsonEscapeFirst is key's first character as a JSON \u escape, a
+// surrogate pair beyond the Basic Multilingual Plane.
+func jsonEscapeFirst(key string) string {
+	first, _ := utf8.DecodeRuneInString(key)
+	if r1, r2 := utf16.EncodeRune(first); r1 != utf8.RuneError {
+		return fmt.Sprintf(`\u%04X\u%04X`, r1, r2)
+	}
+	return fmt.Sprintf(`\u%04X`, first)
+}
+
 func keyForms(key string) map[string]string {
 	forms := map[string]string{
 		"as sent":                  key,
 		"ASCII upper-cased":        asciiUpper(key),
 		"ASCII case mixed":         mixedCase(key),
 		"percent of upper-cased":   url.QueryEscape(asciiUpper(key)),
-		`JSON \u of upper-cased`:   fmt.Sprintf(`\u%04X`, key[0]) + asciiUpper(key[1:]),
+		`JSON \u of upper-cased`:   jsonEscapeFirst(key) + asciiUpper(key[len(string([]rune(key)[0])):]),
 		"JSON with \\/, then text": strings.ReplaceAll(key, "/", `\/`) + "_x",
 	}
 	layers := escapeLayers()
