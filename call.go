@@ -71,13 +71,7 @@ func (cl *call) send(req *http.Request, v any) (*Response, error) {
 func (cl *call) finish(ctx context.Context, resp *http.Response, err error, v any) (*Response, error) {
 	var lim *limiterError
 	if errors.As(err, &lim) && lim.retry && refusal(lim) != nil {
-		// A retry the limiter refused ends the call with what the attempt
-		// before it came to, and the wait refused.
-		out, err := cl.finish(ctx, cl.lastResp, cl.lastErr, v)
-		if e, ok := err.(*APIError); ok {
-			e.RetryAfter = refusal(lim).RetryAfter
-		}
-		return out, err
+		return cl.refusedRetry(ctx, refusal(lim), v)
 	}
 	if err != nil {
 		return nil, cl.failure(ctx, err)
@@ -98,22 +92,38 @@ func (cl *call) finish(ctx context.Context, resp *http.Response, err error, v an
 	case a.tooLarge:
 		err = cl.decodeError(resp, fmt.Errorf("%w: exceeds %d bytes (WithMaxResponseBytes)", errBodyTooLarge, c.maxResponseBytes))
 	case v != nil:
-		err = decodeBody(ctx, a.data, v, out, c.itemLimit)
-		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			// The caller's context ended the decoding: its error, no kind; a
-			// write the server answered took effect.
-			e := cl.apiError(nil)
-			e.Err, e.outcomeUnknown = ctxErr, !cl.policy.idempotent
-			err = e
-		} else if err != nil {
-			err = cl.decodeError(resp, err)
-		}
+		err = cl.decode(ctx, resp, out, v)
 	}
 	if out.NextURL != "" || out.NextCursor != "" {
 		c.dropNextWithKey(out)
 	}
 	resp.Body = http.NoBody // read and closed
 	return out, err
+}
+
+// refusedRetry ends a call whose retry the limiter refused with what the
+// attempt before it came to, and the wait refused.
+func (cl *call) refusedRetry(ctx context.Context, refused *APIError, v any) (*Response, error) {
+	out, err := cl.finish(ctx, cl.lastResp, cl.lastErr, v)
+	if e, ok := err.(*APIError); ok {
+		e.RetryAfter = refused.RetryAfter
+	}
+	return out, err
+}
+
+// decode decodes the 2xx body of resp into v, and its paging into out.
+func (cl *call) decode(ctx context.Context, resp *http.Response, out *Response, v any) error {
+	err := decodeBody(ctx, resp.Body.(*answer).data, v, out, cl.client.itemLimit)
+	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+		// The caller's context ended the decoding: its error, no kind; a
+		// write the server answered took effect.
+		e := cl.apiError(nil)
+		e.Err, e.outcomeUnknown = ctxErr, !cl.policy.idempotent
+		return e
+	} else if err != nil {
+		return cl.decodeError(resp, err)
+	}
+	return nil
 }
 
 // callOne sends body to ep and decodes the single resource of its answer. A

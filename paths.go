@@ -26,17 +26,8 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 	if err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "" {
 		return nil, invalidArgument("base URL %q is not an absolute http(s) URL", raw)
 	}
-	switch {
-	case u.Scheme != "https" && u.Scheme != "http":
-		return nil, invalidArgument("base URL %q is not an absolute http(s) URL", u.Redacted())
-	case u.Scheme == "http" && !insecureHTTP && !isLoopback(u.Hostname()):
-		return nil, invalidArgument("base URL %q uses plain http to a host that is not loopback; use https, or WithInsecureHTTP", u.Redacted())
-	case u.User != nil:
-		return nil, invalidArgument("base URL must not carry credentials; the API key authenticates")
-	case u.RawQuery != "" || u.Fragment != "":
-		return nil, invalidArgument("base URL %q must not have a query or fragment", u.Redacted())
-	case !plainPath(u.EscapedPath()):
-		return nil, invalidArgument("base URL %q has a path servers may read differently (%s)", u.Redacted(), refusedInPaths)
+	if err := checkBaseURL(u, insecureHTTP); err != nil {
+		return nil, err
 	}
 	if !strings.HasSuffix(u.Path, "/") {
 		u.Path += "/"
@@ -45,6 +36,24 @@ func parseBaseURL(raw string, insecureHTTP bool) (*url.URL, error) {
 		}
 	}
 	return u, nil
+}
+
+// checkBaseURL refuses a base URL the key may not be sent to, or that a
+// relative path cannot be joined to.
+func checkBaseURL(u *url.URL, insecureHTTP bool) error {
+	switch {
+	case u.Scheme != "https" && u.Scheme != "http":
+		return invalidArgument("base URL %q is not an absolute http(s) URL", u.Redacted())
+	case u.Scheme == "http" && !insecureHTTP && !isLoopback(u.Hostname()):
+		return invalidArgument("base URL %q uses plain http to a host that is not loopback; use https, or WithInsecureHTTP", u.Redacted())
+	case u.User != nil:
+		return invalidArgument("base URL must not carry credentials; the API key authenticates")
+	case u.RawQuery != "" || u.Fragment != "":
+		return invalidArgument("base URL %q must not have a query or fragment", u.Redacted())
+	case !plainPath(u.EscapedPath()):
+		return invalidArgument("base URL %q has a path servers may read differently (%s)", u.Redacted(), refusedInPaths)
+	}
+	return nil
 }
 
 func isLoopback(host string) bool {

@@ -272,48 +272,62 @@ func appendLower(dst []byte, s string) []byte {
 // members); err is set when body is not a stream of JSON values, is nested
 // deeper than maxNesting or names over maxSecretValues values.
 func secretValues(body []byte) (values []string, ok bool, err error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	ok = true
-	var walk func(secret bool, depth int) (string, error) // the string it read
-	walk = func(secret bool, depth int) (string, error) {
-		tok, err := dec.Token()
-		delim, _ := tok.(json.Delim)
-		if s, isString := tok.(string); isString {
-			ok = ok && !strings.Contains(strings.Join(strings.Fields(s), ""), `{"`)
-			if secret && s != "" && s != redacted && !slices.Contains(values, s) {
-				values = append(values, s)
-			}
-			if len(values) > maxSecretValues {
-				return "", errors.New("too many secrets")
-			}
-			return s, nil
-		} else if err != nil || delim != '{' && delim != '[' {
-			return "", err
-		} else if depth == maxNesting {
-			return "", errors.New("JSON nested too deep")
-		}
-		for dec.More() {
-			name := ""
-			if delim == '{' {
-				if name, err = walk(false, depth); err != nil {
-					return "", err
-				}
-			}
-			if _, err := walk(secretName(name), depth+1); err != nil {
+	w := secretWalk{dec: json.NewDecoder(bytes.NewReader(body)), ok: true}
+	w.dec.UseNumber()
+	for err == nil && w.dec.More() {
+		_, err = w.value(false, 0)
+	}
+	if _, end := w.dec.Token(); err == nil && end != io.EOF {
+		err = errors.New("not JSON to its end")
+	}
+	return w.values, w.ok, err
+}
+
+// secretWalk reads one body's JSON values token by token, so that a
+// duplicated member name keeps each of its values.
+type secretWalk struct {
+	dec    *json.Decoder
+	values []string
+	ok     bool
+}
+
+// value reads one JSON value, a secret's when secret is set, and returns
+// it when it is a string.
+func (w *secretWalk) value(secret bool, depth int) (string, error) {
+	tok, err := w.dec.Token()
+	delim, _ := tok.(json.Delim)
+	if s, isString := tok.(string); isString {
+		return s, w.str(s, secret)
+	} else if err != nil || delim != '{' && delim != '[' {
+		return "", err
+	} else if depth == maxNesting {
+		return "", errors.New("JSON nested too deep")
+	}
+	for w.dec.More() {
+		name := ""
+		if delim == '{' {
+			if name, err = w.value(false, depth); err != nil {
 				return "", err
 			}
 		}
-		_, err = dec.Token() // the closing delimiter
-		return "", err
+		if _, err := w.value(secretName(name), depth+1); err != nil {
+			return "", err
+		}
 	}
-	for err == nil && dec.More() {
-		_, err = walk(false, 0)
+	_, err = w.dec.Token() // the closing delimiter
+	return "", err
+}
+
+// str notes a string of the body: a secret's value, or a quoted object.
+func (w *secretWalk) str(s string, secret bool) error {
+	w.ok = w.ok && !strings.Contains(strings.Join(strings.Fields(s), ""), `{"`)
+	if secret && s != "" && s != redacted && !slices.Contains(w.values, s) {
+		w.values = append(w.values, s)
 	}
-	if _, end := dec.Token(); err == nil && end != io.EOF {
-		err = errors.New("not JSON to its end")
+	if len(w.values) > maxSecretValues {
+		return errors.New("too many secrets")
 	}
-	return values, ok, err
+	return nil
 }
 
 // secretName reports whether a member name, ASCII lower-cased without '_'
