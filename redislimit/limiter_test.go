@@ -733,6 +733,15 @@ func TestClientsMaxWaitApplies(t *testing.T) {
 		}
 		return c
 	}
+	// view is a view of a client that set no max wait, as a service and a
+	// batch job on one budget use it.
+	view := func(opts ...seoapi.Option) *seoapi.Client {
+		v, err := newClient().With(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
 	refused := []struct {
 		name   string
 		client *seoapi.Client
@@ -740,6 +749,7 @@ func TestClientsMaxWaitApplies(t *testing.T) {
 	}{
 		{"a shorter max wait", newClient(seoapi.WithMaxWait(100 * time.Millisecond)), "exceeds the max wait of 100ms (WithMaxWait)"},
 		{"none set", newClient(), "exceeds the max wait of 500ms (redislimit.WithMaxWait)"},
+		{"a service view with a shorter max wait", view(seoapi.WithMaxWait(100 * time.Millisecond)), "exceeds the max wait of 100ms (WithMaxWait)"},
 	}
 	for _, tc := range refused {
 		start := time.Now()
@@ -753,8 +763,8 @@ func TestClientsMaxWaitApplies(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	if _, _, err := newClient(seoapi.WithMaxWait(5*time.Second)).Workspaces.List(context.Background(), nil); err != nil {
-		t.Fatalf("a longer max wait: %v", err)
+	if _, _, err := view(seoapi.WithMaxWait(5*time.Second)).Workspaces.List(context.Background(), nil); err != nil {
+		t.Fatalf("a batch view with a longer max wait: %v", err)
 	}
 	if d := time.Since(start); d < 500*time.Millisecond {
 		t.Errorf("a longer max wait: sent after %s, want after the limiter's own bound", d)
