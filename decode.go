@@ -550,22 +550,29 @@ func (t *jsonTime) UnmarshalJSON(b []byte) error {
 }
 
 // unixTime reads a JSON number as Unix seconds, or milliseconds from 10^11
-// on (as seconds, the year 5138). The fraction is read apart from the
-// whole part, since a float would lose nanoseconds (1700000000.123456789);
-// a number with an exponent is no time.
+// on (as seconds, the year 5138); from 10^16 on it is no time, nor is a
+// number with an exponent. The whole part and the fraction are read
+// apart, since a float would lose nanoseconds (1700000000.123456789), and
+// rounded to the nanosecond, half away from zero.
 func unixTime(num []byte) (time.Time, bool) {
 	whole, frac, _ := bytes.Cut(num, []byte("."))
-	frac = frac[:min(len(frac), 9)] // nanoseconds, the rest dropped
+	frac = frac[:min(len(frac), 10)]
 	sec, err1 := strconv.ParseInt(string(whole), 10, 64)
-	nsec, err2 := strconv.ParseInt(string(frac)+"000000000"[len(frac):], 10, 64)
-	if err1 != nil || err2 != nil || bytes.ContainsAny(num, "eE") {
+	part, err2 := strconv.ParseInt(string(frac)+"0000000000"[len(frac):], 10, 64) // tenths of a nanosecond
+	if err1 != nil || err2 != nil || bytes.ContainsAny(num, "eE") || sec >= 1e16 || sec <= -1e16 {
 		return time.Time{}, false
 	}
+	millis := sec >= 1e11 || sec <= -1e11
+	unit := int64(10) // of part in a nanosecond
+	if millis {
+		unit = 1e4 // part is of a millisecond
+	}
+	nsec := (part + unit/2) / unit
 	if num[0] == '-' {
 		nsec = -nsec
 	}
-	if sec >= 1e11 || sec <= -1e11 {
-		sec, nsec = sec/1000, sec%1000*1e6+nsec/1000
+	if millis {
+		sec, nsec = sec/1000, sec%1000*1e6+nsec
 	}
 	return time.Unix(sec, nsec).UTC(), true
 }
