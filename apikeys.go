@@ -109,28 +109,26 @@ func (k APIKey) MarshalJSON() ([]byte, error) { return json.Marshal(k.view()) }
 // apiKeyJSON is an API key as a server may send it, its secret under any
 // of secretMembers.
 type apiKeyJSON struct {
-	ID          jsonID   `json:"id"`
-	Name        string   `json:"name"`
-	Key         string   `json:"key"`
-	APIKey      string   `json:"apiKey"`
-	APIKey2     string   `json:"api_key"`
-	Token       string   `json:"token"`
-	Secret      string   `json:"secret"`
-	CreatedAt   jsonTime `json:"createdAt"`
-	CreatedAt2  jsonTime `json:"created_at"`
-	LastUsedAt  jsonTime `json:"lastUsedAt"`
-	LastUsedAt2 jsonTime `json:"last_used_at"`
-	ExpiresAt   jsonTime `json:"expiresAt"`
-	ExpiresAt2  jsonTime `json:"expires_at"`
+	wireBase
+	Name            string   `json:"name"`
+	Key             string   `json:"key"`
+	APIKey          string   `json:"apiKey"`
+	APIKeySnake     string   `json:"api_key"`
+	Token           string   `json:"token"`
+	Secret          string   `json:"secret"`
+	LastUsedAt      jsonTime `json:"lastUsedAt"`
+	LastUsedAtSnake jsonTime `json:"last_used_at"`
+	ExpiresAt       jsonTime `json:"expiresAt"`
+	ExpiresAtSnake  jsonTime `json:"expires_at"`
 }
 
-func (w *apiKeyJSON) build(raw rawJSON) APIKey {
-	secret := cmp.Or(w.Key, w.APIKey, w.APIKey2, w.Token, w.Secret)
+func (w *apiKeyJSON) build() APIKey {
+	secret := cmp.Or(w.Key, w.APIKey, w.APIKeySnake, w.Token, w.Secret)
 	if secret == redacted {
 		secret = "" // the placeholder a redacted copy carries
 	}
-	return APIKey{string(w.ID), w.Name, Secret(secret), cmp.Or(w.CreatedAt, w.CreatedAt2).Time,
-		optionalTime(cmp.Or(w.LastUsedAt, w.LastUsedAt2)), optionalTime(cmp.Or(w.ExpiresAt, w.ExpiresAt2)), raw}
+	return APIKey{string(w.ID), w.Name, Secret(secret), w.created(),
+		optionalTime(cmp.Or(w.LastUsedAt, w.LastUsedAtSnake)), optionalTime(cmp.Or(w.ExpiresAt, w.ExpiresAtSnake)), w.raw}
 }
 
 // optionalTime is nil for a time the JSON did not hold.

@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -21,17 +20,15 @@ type Competitor struct {
 
 // competitorJSON is a competitor as a server may send it.
 type competitorJSON struct {
-	ID         jsonID   `json:"id"`
-	ProjectID  jsonID   `json:"projectId"`
-	ProjectID2 jsonID   `json:"project_id"`
-	Name       string   `json:"name"`
-	Domain     string   `json:"domain"`
-	CreatedAt  jsonTime `json:"createdAt"`
-	CreatedAt2 jsonTime `json:"created_at"`
+	wireBase
+	ProjectID      jsonID `json:"projectId"`
+	ProjectIDSnake jsonID `json:"project_id"`
+	Name           string `json:"name"`
+	Domain         string `json:"domain"`
 }
 
-func (w *competitorJSON) build(raw rawJSON) Competitor {
-	return Competitor{string(w.ID), string(cmp.Or(w.ProjectID, w.ProjectID2)), w.Name, w.Domain, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, raw}
+func (w *competitorJSON) build() Competitor {
+	return Competitor{string(w.ID), either(w.ProjectID, w.ProjectIDSnake), w.Name, w.Domain, w.created(), w.raw}
 }
 
 // UnmarshalJSON reads a competitor tolerantly, as Workspace.UnmarshalJSON does.

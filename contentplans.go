@@ -25,23 +25,19 @@ type ContentPlan struct {
 // contentPlanJSON is a content plan as a server may send it; its name may
 // come as title.
 type contentPlanJSON struct {
-	ID           jsonID   `json:"id"`
-	WorkspaceID  jsonID   `json:"workspaceId"`
-	WorkspaceID2 jsonID   `json:"workspace_id"`
-	ProjectID    jsonID   `json:"projectId"`
-	ProjectID2   jsonID   `json:"project_id"`
-	Name         string   `json:"name"`
-	Title        string   `json:"title"`
-	Status       string   `json:"status"`
-	CreatedAt    jsonTime `json:"createdAt"`
-	CreatedAt2   jsonTime `json:"created_at"`
-	UpdatedAt    jsonTime `json:"updatedAt"`
-	UpdatedAt2   jsonTime `json:"updated_at"`
+	wireBase
+	WorkspaceID      jsonID `json:"workspaceId"`
+	WorkspaceIDSnake jsonID `json:"workspace_id"`
+	ProjectID        jsonID `json:"projectId"`
+	ProjectIDSnake   jsonID `json:"project_id"`
+	Name             string `json:"name"`
+	Title            string `json:"title"`
+	Status           string `json:"status"`
 }
 
-func (w *contentPlanJSON) build(raw rawJSON) ContentPlan {
-	return ContentPlan{string(w.ID), string(cmp.Or(w.WorkspaceID, w.WorkspaceID2)), string(cmp.Or(w.ProjectID, w.ProjectID2)),
-		cmp.Or(w.Name, w.Title), w.Status, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, cmp.Or(w.UpdatedAt, w.UpdatedAt2).Time, raw}
+func (w *contentPlanJSON) build() ContentPlan {
+	return ContentPlan{string(w.ID), either(w.WorkspaceID, w.WorkspaceIDSnake), either(w.ProjectID, w.ProjectIDSnake),
+		cmp.Or(w.Name, w.Title), w.Status, w.created(), w.updated(), w.raw}
 }
 
 // UnmarshalJSON reads a content plan tolerantly, as Workspace.UnmarshalJSON does.

@@ -32,24 +32,9 @@ type resourcePtr[T any] interface {
 	resource
 }
 
-// wirePtr constrains a type parameter to a pointer to the struct a
-// resource T is decoded into: its fields under each name servers use, IDs
-// and times in any form. build makes the resource from it.
-type wirePtr[W, T any] interface {
-	*W
-	build(raw rawJSON) T
-}
-
 // rawJSON holds a resource's own JSON behind a pointer, so that fmt
 // prints an address, never the JSON (it may hold a secret).
 type rawJSON struct{ raw *json.RawMessage }
-
-// newRaw returns a rawJSON holding a copy of data: a resource must not
-// keep the whole page it came from alive.
-func newRaw(data []byte) rawJSON {
-	raw := json.RawMessage(bytes.Clone(data))
-	return rawJSON{&raw}
-}
 
 // Raw returns the JSON object the resource was decoded from, unknown
 // fields included.
@@ -59,6 +44,36 @@ func (r rawJSON) Raw() json.RawMessage {
 	}
 	return slices.Clip(*r.raw)
 }
+
+// wirePtr constrains a type parameter to a pointer to the struct a
+// resource T is decoded into: its members under each name servers use
+// (encoding/json matches a field's name in any case, so a snake_case name
+// needs a field of its own), IDs and times in any form. build makes the
+// resource.
+type wirePtr[W, T any] interface {
+	*W
+	build() T
+	setRaw(raw rawJSON)
+}
+
+// wireBase holds what every resource's wire struct has: the ID, the
+// times, and the Raw the resource keeps.
+type wireBase struct {
+	ID             jsonID   `json:"id"`
+	CreatedAt      jsonTime `json:"createdAt"` // comparable: cmp.Or picks the one set
+	CreatedAtSnake jsonTime `json:"created_at"`
+	UpdatedAt      jsonTime `json:"updatedAt"`
+	UpdatedAtSnake jsonTime `json:"updated_at"`
+
+	raw rawJSON
+}
+
+func (w *wireBase) setRaw(raw rawJSON) { w.raw = raw }
+func (w *wireBase) created() time.Time { return cmp.Or(w.CreatedAt, w.CreatedAtSnake).Time }
+func (w *wireBase) updated() time.Time { return cmp.Or(w.UpdatedAt, w.UpdatedAtSnake).Time }
+
+// either is the first of an ID's two spellings that is set.
+func either(camel, snake jsonID) string { return string(cmp.Or(camel, snake)) }
 
 var (
 	errMalformed     = errors.New("malformed JSON")
@@ -107,12 +122,17 @@ func decodeBody(ctx context.Context, body []byte, v any, resp *Response, maxItem
 	if err := ctx.Err(); err != nil {
 		return stopped(err)
 	}
+	if r, ok := v.(resource); ok {
+		if reflect.ValueOf(r).IsNil() {
+			return errNilResource
+		}
+		return decodeSingle(ctx, body, r, maxItems)
+	}
 	d := &decoder{ctx: ctx, body: body, resp: resp, maxItems: max(maxItems, 1)}
-	targets := [...]func(*decoder, any) (bool, error){
+	for _, decode := range [...]func(*decoder, any) (bool, error){
 		decodeInto[Project, projectJSON], decodeInto[Workspace, workspaceJSON], decodeInto[Member, memberJSON],
 		decodeInto[ContentPlan, contentPlanJSON], decodeInto[Competitor, competitorJSON], decodeInto[APIKey, apiKeyJSON],
-	}
-	for _, decode := range targets {
+	} {
 		if ok, err := decode(d, v); ok {
 			return err
 		}
@@ -163,8 +183,7 @@ func (d *decoder) look(n int) error {
 
 // count counts an object member or a value skipped: a body may hold as
 // many as a list items, and at least ctxCheckEvery, since reading one
-// costs more than its bytes. It looks at the context every ctxCheckEvery
-// of them.
+// costs more than its bytes.
 func (d *decoder) count() error {
 	if d.reads++; d.reads > max(d.maxItems, ctxCheckEvery) {
 		return fmt.Errorf("%w: more than %d members and skipped values in the response (WithMaxItems)",
@@ -186,18 +205,13 @@ type skip struct{}
 
 func (*skip) UnmarshalJSON([]byte) error { return nil }
 
-// decodeInto decodes into a *T, a **T, a []*T (the SDK's lists) or a []T;
-// ok is false for any other v.
+// decodeInto decodes into a **T, a []*T (the SDK's lists) or a []T; ok
+// is false for any other v.
 func decodeInto[T, W any, PT resourcePtr[T], PW wirePtr[W, T]](d *decoder, v any) (ok bool, err error) {
 	switch dst := v.(type) {
-	case PT:
-		if dst == nil {
-			return true, errNilResource
-		}
-		return true, decodeSingle[T, W, PW](d, dst)
 	case **T:
-		item := new(T)
-		if err = decodeSingle[T, W, PW](d, item); err == nil {
+		item := PT(new(T))
+		if err = decodeSingle(d.ctx, d.body, item, d.maxItems); err == nil {
 			*dst = item
 		}
 		return true, err
@@ -225,55 +239,53 @@ func unmarshalResource[T, W any, PW wirePtr[W, T]](data []byte, dst *T) error {
 	if err := fieldError(json.Unmarshal(data, &w)); err != nil {
 		return err
 	}
-	*dst = PW(&w).build(newRaw(data))
+	PW(&w).setRaw(newRaw(data))
+	*dst = PW(&w).build()
 	return nil
 }
 
-// fieldError is err, unless all it says is that a field's JSON has another
-// type: that field is left zero, since the API publishes no schema.
-func fieldError(err error) error {
-	var typeErr *json.UnmarshalTypeError
-	if err != nil && errors.As(err, &typeErr) {
-		return nil
-	}
-	return err
+// newRaw returns a rawJSON holding a copy of data: a resource must not
+// keep the whole page it came from alive.
+func newRaw(data []byte) rawJSON {
+	raw := json.RawMessage(bytes.Clone(data))
+	return rawJSON{&raw}
 }
 
 // decodeSingle decodes the body's object into dst, or its data or
 // singular-name member when the body has no id and that member is an
 // object.
-func decodeSingle[T, W any, PW wirePtr[W, T]](d *decoder, dst *T) error {
-	if d.body[0] != '{' {
-		*dst = *new(T)
+func decodeSingle(ctx context.Context, body []byte, dst resource, maxItems int) error {
+	if body[0] != '{' {
+		_ = dst.UnmarshalJSON([]byte("null")) // zero
 		return errNoObject
 	}
-	if err := unmarshalResource[T, W, PW](d.body, dst); err != nil || any(dst).(resource).identity() != "" {
+	if err := dst.UnmarshalJSON(body); err != nil || dst.identity() != "" {
 		return err
 	}
 	var inner []byte
-	name := jsonName(reflect.TypeFor[T]().Name())
+	hasID, name := false, jsonName(reflect.TypeOf(dst).Elem().Name())
+	d := &decoder{ctx: ctx, body: body, maxItems: max(maxItems, 1)}
 	d.start(0)
-	err := d.eachMember(func(key string, at int) (bool, error) {
-		if key == "id" {
-			inner = nil // the body is the resource
-			return false, nil
-		}
+	err := d.eachMember(func(key string) error {
+		at := d.next()
 		err := d.skip()
-		if (key == "data" || key == name) && d.body[at] == '{' && inner == nil {
+		switch {
+		case key == "id":
+			hasID = true // the body is the resource
+		case inner == nil && (key == "data" || key == name) && d.body[at] == '{':
 			inner = d.body[at:d.end()]
 		}
-		return true, err
+		return err
 	})
-	if err != nil || inner == nil {
+	if err != nil || inner == nil || hasID {
 		return err
 	}
-	return unmarshalResource[T, W, PW](inner, dst)
+	return dst.UnmarshalJSON(inner)
 }
 
-// eachMember calls member with each key of the object at d.dec, normalised
-// by jsonName, and where its value starts in the body, until member
-// returns false or an error; member reads the value.
-func (d *decoder) eachMember(member func(key string, at int) (more bool, err error)) error {
+// eachMember calls member with each key of the object at d.dec, folded by
+// jsonName; member reads the value.
+func (d *decoder) eachMember(member func(key string) error) error {
 	if _, err := d.dec.Token(); err != nil {
 		return err
 	}
@@ -285,7 +297,7 @@ func (d *decoder) eachMember(member func(key string, at int) (more bool, err err
 		if err != nil {
 			return err
 		}
-		if more, err := member(jsonName(key.(string)), d.next()); !more || err != nil {
+		if err := member(jsonName(key.(string))); err != nil {
 			return err
 		}
 	}
@@ -314,11 +326,12 @@ func decodeList[T, W any, PW wirePtr[W, T], E any](d *decoder, dst *[]E, elem fu
 	list := []E{}
 	used := 0 // bytes of the objects read
 	var w W   // reused: an element allocates only its resource, its Raw and its strings
-	_, err := d.readList(jsonName(reflect.TypeFor[T]().Name())+"s", func(at, i int) error {
-		switch {
-		case d.body[at] == 'n':
+	_, err := d.readList(jsonName(reflect.TypeFor[T]().Name())+"s", func(i int) error {
+		at := d.next()
+		switch kind := d.body[at]; {
+		case kind == 'n':
 			return d.skip()
-		case d.body[at] != '{':
+		case kind != '{':
 			return fmt.Errorf("element %d of the list is %s, %w", i, jsonType(d.body[at:]), errNotObject)
 		case len(list) == d.maxItems:
 			return tooManyItems(d.maxItems)
@@ -327,9 +340,9 @@ func decodeList[T, W any, PW wirePtr[W, T], E any](d *decoder, dst *[]E, elem fu
 		if err := fieldError(d.dec.Decode(&w)); err != nil {
 			return err
 		}
-		raw := bytes.TrimRight(d.body[at:d.end()], jsonSpace+",")
-		list = append(grow(list, used, len(d.body)-at, d.maxItems), elem(PW(&w).build(newRaw(raw))))
-		used += len(raw)
+		PW(&w).setRaw(newRaw(d.body[at:d.end()]))
+		list = append(grow(list, used, len(d.body)-at, d.maxItems), elem(PW(&w).build()))
+		used += d.end() - at
 		return nil
 	})
 	if err == nil {
@@ -363,7 +376,7 @@ func grow[E any](list []E, used, left, limit int) []E {
 func (d *decoder) decodeOther(v any) error {
 	body := d.body
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.Elem().Kind() == reflect.Slice {
-		list, err := d.readList("", func(_, i int) error {
+		list, err := d.readList("", func(i int) error {
 			if i == d.maxItems {
 				return tooManyItems(d.maxItems)
 			}
@@ -379,12 +392,13 @@ func (d *decoder) decodeOther(v any) error {
 	return json.Unmarshal(body, v)
 }
 
-// readList reads the body's list, calling element with where each element
-// starts and its index, and returns the list's JSON: the body, or an
-// envelope's data, items, results or plural member, else its only array
-// (two named lists fail rather than a guess). An envelope's paging goes
-// to d.resp.
-func (d *decoder) readList(plural string, element func(at, i int) error) ([]byte, error) {
+// readList reads the body's list, calling element with the index of each
+// of its elements, which element reads, and returns the list's JSON: the
+// body, or an envelope's data, items, results or plural member, else its
+// only array (two named lists fail rather than a guess). The paging of an
+// envelope, at its top level or in its first meta, pagination, paging or
+// links object, goes to d.resp.
+func (d *decoder) readList(plural string, element func(i int) error) ([]byte, error) {
 	d.start(0)
 	switch d.body[0] {
 	case '[':
@@ -393,8 +407,8 @@ func (d *decoder) readList(plural string, element func(at, i int) error) ([]byte
 	default:
 		return nil, errNoList
 	}
-	e := envelope{plural: plural}
-	err := d.eachMember(func(key string, at int) (bool, error) { return true, e.member(d, key, at, element) })
+	e := envelope{plural: plural, scopes: map[string]paging{"": {}}}
+	err := d.eachMember(func(key string) error { return e.member(d, key, element) })
 	switch {
 	case err != nil:
 		return nil, err
@@ -403,23 +417,63 @@ func (d *decoder) readList(plural string, element func(at, i int) error) ([]byte
 	case e.lists == 0:
 		// The only array, known to be the list only at the end, is read again.
 		d.start(e.only)
-		e.list, err = d.readArray(element)
+		if e.list, err = d.readArray(element); err != nil {
+			return nil, err
+		}
 	}
-	if err == nil && d.resp != nil && d.resp.NextURL == "" && d.resp.NextCursor == "" && d.resp.NextPage == 0 {
+	if r := d.resp; r != nil && r.NextURL == "" && r.NextCursor == "" && r.NextPage == 0 {
 		// The first scope to tell the next page wins; a Link header wins over all.
-		for i := range e.scopes {
-			if d.resp.readPaging(&e.scopes[i]) {
+		for _, scope := range pagingScopes {
+			if r.readPaging(e.scopes[scope]) {
 				break
 			}
 		}
 	}
-	return e.list, err
+	return e.list, nil
 }
+
+// envelope is what readList learns from the members of a list body.
+type envelope struct {
+	plural string            // the resource's list name, if any
+	lists  int               // members named as a list holding an array or null
+	list   []byte            // the list read
+	arrays int               // other members holding an array
+	only   int               // where the last of those starts
+	scopes map[string]paging // by pagingScopes, the first of each
+}
+
+// member reads one member of the envelope.
+func (e *envelope) member(d *decoder, key string, element func(i int) error) (err error) {
+	at := d.next()
+	named := key == "data" || key == "items" || key == "results" || e.plural != "" && key == e.plural
+	switch _, seen := e.scopes[key]; {
+	case named && (d.body[at] == '[' || d.body[at] == 'n'):
+		if e.lists++; e.lists > 1 {
+			return errAmbiguousList
+		} else if d.body[at] == 'n' {
+			return d.skip()
+		}
+		e.list, err = d.readArray(element)
+		return err
+	case d.body[at] == '[':
+		e.arrays, e.only = e.arrays+1, at
+		_, err = d.readArray(func(int) error { return d.skip() })
+		return err
+	case d.body[at] == '{' && slices.Contains(pagingScopes, key) && !seen:
+		e.scopes[key] = paging{}
+		return d.eachMember(func(name string) error { return e.scopes[key].keep(d, name) })
+	}
+	return e.scopes[""].keep(d, key)
+}
+
+// pagingScopes are where paging members may be: the top level, then these
+// envelope members.
+var pagingScopes = []string{"", "meta", "pagination", "paging", "links"}
 
 // readArray calls element at each element of the array at d.dec and
 // returns the array's JSON. It looks at the context every ctxCheckEvery
 // elements.
-func (d *decoder) readArray(element func(at, i int) error) ([]byte, error) {
+func (d *decoder) readArray(element func(i int) error) ([]byte, error) {
 	start := d.next()
 	if _, err := d.dec.Token(); err != nil {
 		return nil, err
@@ -428,52 +482,12 @@ func (d *decoder) readArray(element func(at, i int) error) ([]byte, error) {
 		if err := d.look(i); err != nil {
 			return nil, err
 		}
-		if err := element(d.next(), i); err != nil {
+		if err := element(i); err != nil {
 			return nil, err
 		}
 	}
 	_, err := d.dec.Token()
 	return d.body[start:d.end()], err
-}
-
-// envelope is what readList learns from the members of a list body.
-type envelope struct {
-	plural string // the resource's list name, if any
-	lists  int    // members named as a list holding an array or null
-	list   []byte // the list read
-	arrays int    // other members holding an array
-	only   int    // where the last of those starts
-	// scopes: the top level, then pagingScopes; of a duplicate scope, as
-	// of any member, the first is read.
-	scopes [1 + len(pagingScopes)]paging
-	read   [len(pagingScopes)]bool
-}
-
-// pagingScopes are the envelope members that may hold paging members.
-var pagingScopes = [...]string{"meta", "pagination", "paging", "links"}
-
-// member reads one member of the envelope, whose value starts at at.
-func (e *envelope) member(d *decoder, key string, at int, element func(at, i int) error) (err error) {
-	scope := slices.Index(pagingScopes[:], key)
-	named := key == "data" || key == "items" || key == "results" || e.plural != "" && key == e.plural
-	switch kind := d.body[at]; {
-	case named && (kind == '[' || kind == 'n'):
-		if e.lists++; e.lists > 1 {
-			return errAmbiguousList
-		} else if kind == 'n' {
-			return d.skip()
-		}
-		e.list, err = d.readArray(element)
-		return err
-	case kind == '[':
-		e.arrays, e.only = e.arrays+1, at
-		_, err = d.readArray(func(int, int) error { return d.skip() })
-		return err
-	case scope >= 0 && kind == '{' && !e.read[scope]:
-		e.read[scope] = true
-		return d.eachMember(func(key string, _ int) (bool, error) { return true, e.scopes[scope+1].set(d, key) })
-	}
-	return e.scopes[0].set(d, key)
 }
 
 // tooManyItems is the error of a list over the item limit.
@@ -509,21 +523,15 @@ func (id *jsonID) UnmarshalJSON(b []byte) error {
 }
 
 // isNumber reports whether a JSON value is a number.
-func isNumber(b []byte) bool { return b[0] == '-' || '0' <= b[0] && b[0] <= '9' }
+func isNumber[T string | []byte](b T) bool { return b[0] == '-' || '0' <= b[0] && b[0] <= '9' }
 
 // jsonTime reads a time: an RFC 3339 string, or a number of Unix seconds
 // or milliseconds. Any other JSON leaves it as it is.
 type jsonTime struct{ time.Time }
 
-// A numeric time of millisDigits integer digits or more is Unix
-// milliseconds (as seconds, 10^11 is the year 5138); from maxTimeDigits on
-// it is no time. A string over maxTimeText bytes (RFC 3339 needs at most
-// 35) is no time either: its parse error would copy it.
-const (
-	millisDigits  = 12
-	maxTimeDigits = 16
-	maxTimeText   = 64
-)
+// A string over maxTimeText bytes (RFC 3339 needs at most 35) is no time:
+// its parse error would copy it.
+const maxTimeText = 64
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (t *jsonTime) UnmarshalJSON(b []byte) error {
@@ -541,64 +549,59 @@ func (t *jsonTime) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// unixTime reads a JSON number as a Unix time, rounded to the nanosecond
-// half away from zero. It reads the digits as written, since a float
-// would lose nanoseconds (1700000000.123456789); only a number with an
-// exponent passes through one.
+// unixTime reads a JSON number as Unix seconds, or milliseconds from 10^11
+// on (as seconds, the year 5138); from 10^16 on it is no time, nor is a
+// number with an exponent. The whole part and the fraction are read
+// apart, since a float would lose nanoseconds (1700000000.123456789), and
+// rounded to the nanosecond, half away from zero.
 func unixTime(num []byte) (time.Time, bool) {
-	if bytes.ContainsAny(num, "eE") {
-		f, err := strconv.ParseFloat(string(num), 64)
-		if err != nil || math.Abs(f) >= 1e16 {
-			return time.Time{}, false
-		}
-		if math.Abs(f) >= 1e11 {
-			f /= 1000
-		}
-		sec, frac := math.Modf(f)
-		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), true
-	}
-	whole, frac, _ := bytes.Cut(bytes.TrimPrefix(num, []byte("-")), []byte("."))
-	whole = bytes.TrimLeft(whole, "0")
-	if len(whole) > maxTimeDigits {
+	whole, frac, _ := bytes.Cut(num, []byte("."))
+	frac = frac[:min(len(frac), 10)]
+	sec, err1 := strconv.ParseInt(string(whole), 10, 64)
+	part, err2 := strconv.ParseInt(string(frac)+"0000000000"[len(frac):], 10, 64) // tenths of a nanosecond
+	if err1 != nil || err2 != nil || bytes.ContainsAny(num, "eE") || sec >= 1e16 || sec <= -1e16 {
 		return time.Time{}, false
 	}
-	digits := 9 // of the fraction: nanoseconds of a second, or of a millisecond from 6
-	if len(whole) >= millisDigits {
-		digits = 6
+	millis := sec >= 1e11 || sec <= -1e11
+	unit := int64(10) // of part in a nanosecond
+	if millis {
+		unit = 1e4 // part is of a millisecond
 	}
-	var n, part int64
-	for _, c := range whole {
-		n = n*10 + int64(c-'0')
-	}
-	for i := range digits {
-		part = part*10 + digit(frac, i)
-	}
-	if digit(frac, digits) >= 5 {
-		part++
-	}
-	sec, nsec := n, part
-	if digits == 6 {
-		sec, nsec = n/1000, n%1000*1e6+part
-	}
+	nsec := (part + unit/2) / unit
 	if num[0] == '-' {
-		sec, nsec = -sec, -nsec
+		nsec = -nsec
+	}
+	if millis {
+		sec, nsec = sec/1000, sec%1000*1e6+nsec
 	}
 	return time.Unix(sec, nsec).UTC(), true
 }
 
-// digit returns the i-th digit of b, 0 past its end.
-func digit(b []byte, i int) int64 {
-	if i >= len(b) {
-		return 0
+// paging holds one object's paging members by folded name; of a
+// duplicate, the first.
+type paging map[string]string
+
+// keep reads the next value, keeping it when name is a paging member's.
+func (p paging) keep(d *decoder, name string) error {
+	_, dup := p[name]
+	if dup || !slices.ContainsFunc(pagingNames[:], func(names []string) bool { return slices.Contains(names, name) }) {
+		return d.skip()
 	}
-	return int64(b[i] - '0')
+	var v json.RawMessage
+	err := d.dec.Decode(&v)
+	p[name] = string(v)
+	return err
 }
 
-// paging holds one envelope object's paging members: for each of
-// pagingNames, the value of the first of its names present.
-type paging struct {
-	vals [len(pagingNames)]json.RawMessage
-	rank [len(pagingNames)]int // 1 + the index in pagingNames of the name that set vals
+// get returns the value of the paging member, under the first of its
+// names present.
+func (p paging) get(member int) string {
+	for _, name := range pagingNames[member] {
+		if v, ok := p[name]; ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // The paging members, each by the names servers use for it.
@@ -626,29 +629,16 @@ var pagingNames = [...][]string{
 	total:      {"total", "totalcount", "totalitems", "count"},
 }
 
-// set reads the next value, keeping it when key is a paging member.
-func (p *paging) set(d *decoder, key string) error {
-	for i, names := range pagingNames {
-		rank := slices.Index(names, key) + 1
-		if rank > 0 && (p.rank[i] == 0 || rank < p.rank[i]) {
-			p.rank[i] = rank
-			return d.dec.Decode(&p.vals[i])
-		}
-	}
-	return d.skip()
-}
-
-// readPaging reads one object's paging members and reports whether they
+// readPaging reads one scope's paging members and reports whether they
 // tell the next page, or that there is none.
-func (r *Response) readPaging(p *paging) bool {
-	more := string(p.vals[hasMore]) == "true"
-	if string(p.vals[hasMore]) == "false" {
+func (r *Response) readPaging(p paging) bool {
+	more, next := p.get(hasMore), p.get(nextLink)
+	if more == "false" {
 		return true // the server said this is the last page
 	}
-	next := p.vals[nextLink]
 	var link struct{ Href, URL json.RawMessage }
-	if json.Unmarshal(next, &link) == nil {
-		next = firstOf(link.Href, link.URL)
+	if json.Unmarshal([]byte(next), &link) == nil {
+		next = cmp.Or(string(link.Href), string(link.URL))
 	}
 	if s, ok := jsonString(next); ok && s != "" {
 		if strings.ContainsAny(s, "/?") {
@@ -662,15 +652,15 @@ func (r *Response) readPaging(p *paging) bool {
 		r.NextPage = n
 		return true
 	}
-	c, _ := jsonText(p.vals[nextCursor])
-	if c == "" && more {
-		c, _ = jsonText(p.vals[cursor]) // a cursor is the next page's only when there is one
+	c := jsonText(p.get(nextCursor))
+	if c == "" && more == "true" {
+		c = jsonText(p.get(cursor)) // a cursor is the next page's only when there is one
 	}
 	if c != "" {
 		r.NextCursor = c
 		return true
 	}
-	if n, ok := jsonInt(p.vals[nextPage]); ok && n > 0 {
+	if n, ok := jsonInt(p.get(nextPage)); ok && n > 0 {
 		r.NextPage = n
 		return true
 	}
@@ -678,19 +668,15 @@ func (r *Response) readPaging(p *paging) bool {
 }
 
 // readPageCounters reads page with totalPages, or with perPage and total.
-func (r *Response) readPageCounters(p *paging) bool {
-	current, ok := jsonInt(p.vals[page])
-	if !ok || current < 1 {
-		return false
+func (r *Response) readPageCounters(p paging) bool {
+	current, ok := jsonInt(p.get(page))
+	last, lastOK := jsonInt(p.get(totalPages))
+	size, _ := jsonInt(p.get(perPage))
+	if count, countOK := jsonInt(p.get(total)); !lastOK && countOK && size > 0 {
+		last, lastOK = (count+size-1)/size, true
 	}
-	last, ok := jsonInt(p.vals[totalPages])
-	if !ok {
-		size, ok1 := jsonInt(p.vals[perPage])
-		count, ok2 := jsonInt(p.vals[total])
-		if !ok1 || !ok2 || size < 1 {
-			return false
-		}
-		last = (count + size - 1) / size
+	if !ok || current < 1 || !lastOK {
+		return false
 	}
 	if current < last {
 		r.NextPage = current + 1
@@ -698,35 +684,35 @@ func (r *Response) readPageCounters(p *paging) bool {
 	return true
 }
 
-// firstOf returns the first of vs that is set.
-func firstOf(vs ...json.RawMessage) json.RawMessage {
-	for _, v := range vs {
-		if v != nil {
-			return v
-		}
-	}
-	return nil
-}
-
 // jsonString returns v when it is a JSON string.
-func jsonString(v json.RawMessage) (s string, ok bool) {
-	return s, len(v) > 0 && v[0] == '"' && json.Unmarshal(v, &s) == nil
+func jsonString(v string) (s string, ok bool) {
+	return s, strings.HasPrefix(v, `"`) && json.Unmarshal([]byte(v), &s) == nil
 }
 
 // jsonText returns a JSON string, or a number's exact text.
-func jsonText(v json.RawMessage) (string, bool) {
-	if len(v) > 0 && isNumber(v) {
-		return string(v), true
+func jsonText(v string) string {
+	if v != "" && isNumber(v) {
+		return v
 	}
-	return jsonString(v)
+	s, _ := jsonString(v)
+	return s
 }
 
 // jsonInt returns a JSON number, or a string holding one, that is a whole
 // number and fits an int.
-func jsonInt(v json.RawMessage) (int, bool) {
-	text, ok := jsonText(v)
-	n, err := strconv.Atoi(text)
-	return n, ok && err == nil
+func jsonInt(v string) (int, bool) {
+	n, err := strconv.Atoi(jsonText(v))
+	return n, err == nil
+}
+
+// fieldError is err, unless all it says is that a field's JSON has another
+// type: that field is left zero, since the API publishes no schema.
+func fieldError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return nil
+	}
+	return err
 }
 
 // parseErrorBody reads a message and code from the common error shapes
@@ -738,32 +724,31 @@ func parseErrorBody(body []byte) (message, code string) {
 	} else if json.Unmarshal(body, &e) != nil {
 		return "", ""
 	}
-	if message, code = messageAndCode(e.Error); message == "" && code == "" {
-		message, code = messageAndCode(body)
+	if message, code = messageAndCode(string(e.Error)); message == "" && code == "" {
+		message, code = messageAndCode(string(body))
 	}
 	var errs []json.RawMessage
 	if json.Unmarshal(e.Errors, &errs) == nil && len(errs) > 0 && message == "" {
-		message, code = messageAndCode(errs[0])
+		message, code = messageAndCode(string(errs[0]))
 	}
 	if message == "" {
-		message, _ = jsonString(e.Detail)
+		message, _ = jsonString(string(e.Detail))
 	}
 	return message, code
 }
 
 // messageAndCode reads a string as a message, and an object's message
 // (msg, description) and code (type) members.
-func messageAndCode(v json.RawMessage) (message, code string) {
+func messageAndCode(v string) (message, code string) {
 	if s, ok := jsonString(v); ok {
 		return s, ""
 	}
 	var m struct{ Message, Msg, Description, Code, Type json.RawMessage }
-	if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &m) != nil {
+	if !strings.HasPrefix(v, "{") || json.Unmarshal([]byte(v), &m) != nil {
 		return "", ""
 	}
-	message, _ = jsonString(firstOf(m.Message, m.Msg, m.Description))
-	code, _ = jsonText(firstOf(m.Code, m.Type))
-	return message, code
+	message, _ = jsonString(cmp.Or(string(m.Message), string(m.Msg), string(m.Description)))
+	return message, jsonText(cmp.Or(string(m.Code), string(m.Type)))
 }
 
 // snippet turns a non-JSON body into one short line: tags dropped, white

@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -22,16 +21,14 @@ type Member struct {
 
 // memberJSON is a member as a server may send it.
 type memberJSON struct {
-	ID         jsonID   `json:"id"`
-	Email      string   `json:"email"`
-	Name       string   `json:"name"`
-	Role       string   `json:"role"`
-	CreatedAt  jsonTime `json:"createdAt"`
-	CreatedAt2 jsonTime `json:"created_at"`
+	wireBase
+	Email string `json:"email"`
+	Name  string `json:"name"`
+	Role  string `json:"role"`
 }
 
-func (w *memberJSON) build(raw rawJSON) Member {
-	return Member{string(w.ID), w.Email, w.Name, w.Role, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, raw}
+func (w *memberJSON) build() Member {
+	return Member{string(w.ID), w.Email, w.Name, w.Role, w.created(), w.raw}
 }
 
 // UnmarshalJSON reads a member tolerantly, as Workspace.UnmarshalJSON does.

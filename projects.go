@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -23,20 +22,15 @@ type Project struct {
 
 // projectJSON is a project as a server may send it.
 type projectJSON struct {
-	ID           jsonID   `json:"id"`
-	WorkspaceID  jsonID   `json:"workspaceId"`
-	WorkspaceID2 jsonID   `json:"workspace_id"`
-	Name         string   `json:"name"`
-	Domain       string   `json:"domain"`
-	CreatedAt    jsonTime `json:"createdAt"`
-	CreatedAt2   jsonTime `json:"created_at"`
-	UpdatedAt    jsonTime `json:"updatedAt"`
-	UpdatedAt2   jsonTime `json:"updated_at"`
+	wireBase
+	WorkspaceID      jsonID `json:"workspaceId"`
+	WorkspaceIDSnake jsonID `json:"workspace_id"`
+	Name             string `json:"name"`
+	Domain           string `json:"domain"`
 }
 
-func (w *projectJSON) build(raw rawJSON) Project {
-	return Project{string(w.ID), string(cmp.Or(w.WorkspaceID, w.WorkspaceID2)), w.Name, w.Domain,
-		cmp.Or(w.CreatedAt, w.CreatedAt2).Time, cmp.Or(w.UpdatedAt, w.UpdatedAt2).Time, raw}
+func (w *projectJSON) build() Project {
+	return Project{string(w.ID), either(w.WorkspaceID, w.WorkspaceIDSnake), w.Name, w.Domain, w.created(), w.updated(), w.raw}
 }
 
 // UnmarshalJSON reads a project tolerantly, as Workspace.UnmarshalJSON does.

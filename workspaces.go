@@ -1,7 +1,6 @@
 package seoapi
 
 import (
-	"cmp"
 	"context"
 	"iter"
 	"net/http"
@@ -21,16 +20,12 @@ type Workspace struct {
 
 // workspaceJSON is a workspace as a server may send it.
 type workspaceJSON struct {
-	ID         jsonID   `json:"id"`
-	Name       string   `json:"name"`
-	CreatedAt  jsonTime `json:"createdAt"`
-	CreatedAt2 jsonTime `json:"created_at"`
-	UpdatedAt  jsonTime `json:"updatedAt"`
-	UpdatedAt2 jsonTime `json:"updated_at"`
+	wireBase
+	Name string `json:"name"`
 }
 
-func (w *workspaceJSON) build(raw rawJSON) Workspace {
-	return Workspace{string(w.ID), w.Name, cmp.Or(w.CreatedAt, w.CreatedAt2).Time, cmp.Or(w.UpdatedAt, w.UpdatedAt2).Time, raw}
+func (w *workspaceJSON) build() Workspace {
+	return Workspace{string(w.ID), w.Name, w.created(), w.updated(), w.raw}
 }
 
 // UnmarshalJSON reads a workspace tolerantly: camelCase or snake_case keys,
