@@ -28,9 +28,11 @@ import (
 // The body is handed over by an in-process RoundTripper, with and without
 // a Content-Length, so the SDK's own reading of the body is measured too.
 //
-// It fails when a call allocates more than 5 times the cap in all: the
-// bytes allocated bound the heap's growth whatever the garbage collector
-// does, and, unlike a sampled peak, do not depend on timing. The figures
+// It fails when a call allocates more than 5 times the cap in all, 6 for a
+// body of unknown length, read into a buffer that doubles with the body
+// rather than one of the whole cap: the bytes allocated bound the heap's
+// growth whatever the garbage collector does, and, unlike a sampled peak,
+// do not depend on timing. The figures
 // (allocated, sampled peak heap and heap kept after a collection, each
 // over the cap) are logged; docs/decoding.md holds them. It uses only the
 // public API, so it runs unchanged against an older tree.
@@ -67,8 +69,14 @@ func TestDecodedMemory(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					r := runDecodeMemCase(t, fmt.Sprintf("%d:%d:%t", i, capBytes, chunked), timeout)
 					t.Logf("alloc/cap %.2f  peak-heap/cap %.2f  kept/cap %.2f  %v  %s", r.Alloc, r.Peak, r.Kept, r.Elapsed.Round(time.Millisecond), r.Outcome)
-					if r.Alloc > 5 {
-						t.Errorf("the call allocated %.2f times the response cap (peak heap %.2f times): more than 5", r.Alloc, r.Peak)
+					bound := 5.0
+					if chunked {
+						// A body of unknown length is read into a buffer that
+						// doubles with it: up to one more cap of garbage.
+						bound = 6
+					}
+					if r.Alloc > bound {
+						t.Errorf("the call allocated %.2f times the response cap (peak heap %.2f times): more than %.0f", r.Alloc, r.Peak, bound)
 					}
 				})
 			}
