@@ -207,7 +207,7 @@ func WithObserver(o Observer) Option {
 // page): a list's resources (nulls skipped) or the elements Client.Do decodes
 // into a slice. A 2xx list with more fails with ErrUnexpectedResponse; n must
 // be positive. The default, one item per 128 bytes of WithMaxResponseBytes
-// (262 144 at 32 MiB), keeps decoding into the SDK's types within 4 times the
+// (262 144 at 32 MiB), keeps decoding into the SDK's types within 5 times the
 // response cap whatever a 2xx body holds (docs/decoding.md); a larger n lets
 // a list of small items take more.
 func WithMaxItems(n int) Option {
