@@ -86,6 +86,21 @@ func startResettingH2(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
 // request it reads whole with PROTOCOL_ERROR and answers any later one
 // with 200 and a workspace.
 func serveResettingH2(conn net.Conn, posts *atomic.Int32) {
+	serveH2(conn, func(stream uint32) bool {
+		if posts.Add(1) == 1 {
+			writeFrame(conn, 3, 0, stream, []byte{0, 0, 0, 1}) // RST_STREAM PROTOCOL_ERROR
+			return true
+		}
+		writeFrame(conn, 1, 4, stream, []byte{0x88}) // HEADERS :status 200
+		writeFrame(conn, 0, 1, stream, []byte(`{"id":"w1","name":"once"}`))
+		return true
+	})
+}
+
+// serveH2 reads the client preface and HTTP/2 frames from conn, answers
+// SETTINGS, and calls request with the stream of each request it has read
+// whole, until request returns false or the connection ends.
+func serveH2(conn net.Conn, request func(stream uint32) bool) {
 	defer conn.Close()
 	if _, err := io.ReadFull(conn, make([]byte, 24)); err != nil { // the client preface
 		return
@@ -105,12 +120,9 @@ func serveResettingH2(conn net.Conn, posts *atomic.Int32) {
 		case typ == 4 && flags&1 == 0:
 			writeFrame(conn, 4, 1, 0, nil) // SETTINGS ACK
 		case (typ == 0 || typ == 1) && flags&1 != 0: // DATA or HEADERS with END_STREAM: read whole
-			if posts.Add(1) == 1 {
-				writeFrame(conn, 3, 0, stream, []byte{0, 0, 0, 1}) // RST_STREAM PROTOCOL_ERROR
-				continue
+			if !request(stream) {
+				return
 			}
-			writeFrame(conn, 1, 4, stream, []byte{0x88}) // HEADERS :status 200
-			writeFrame(conn, 0, 1, stream, []byte(`{"id":"w1","name":"once"}`))
 		}
 	}
 }
@@ -263,29 +275,11 @@ func startGoAwayH2(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
 		if err != nil {
 			return
 		}
-		defer conn.Close()
-		if _, err := io.ReadFull(conn, make([]byte, 24)); err != nil { // the client preface
-			return
-		}
-		writeFrame(conn, 4, 0, 0, nil) // SETTINGS
-		for {
-			head := make([]byte, 9)
-			if _, err := io.ReadFull(conn, head); err != nil {
-				return
-			}
-			payload := make([]byte, int(head[0])<<16|int(head[1])<<8|int(head[2]))
-			if _, err := io.ReadFull(conn, payload); err != nil {
-				return
-			}
-			switch typ, flags := head[3], head[4]; {
-			case typ == 4 && flags&1 == 0:
-				writeFrame(conn, 4, 1, 0, nil) // SETTINGS ACK
-			case (typ == 0 || typ == 1) && flags&1 != 0: // read whole
-				posts.Add(1)
-				writeFrame(conn, 7, 0, 0, make([]byte, 8)) // GOAWAY: last stream 0, NO_ERROR
-				return
-			}
-		}
+		serveH2(conn, func(uint32) bool {
+			posts.Add(1)
+			writeFrame(conn, 7, 0, 0, make([]byte, 8)) // GOAWAY: last stream 0, NO_ERROR
+			return false
+		})
 	}()
 	return "https://" + ln.Addr().String(), pool, posts
 }
