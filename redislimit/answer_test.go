@@ -147,6 +147,47 @@ func TestAnsweredLeavesGivenBackSlot(t *testing.T) {
 	}
 }
 
+// TestLateRequestTakesANewSlot: a request that comes back for its slot
+// more than maxLate after it (its sleep woke late, or its round trip to
+// Redis was slow, as on a loaded machine) does not go on that slot, whose
+// second counts from the slot and would leave it less than maxTransit to
+// reach the server: it takes a new slot, at once here since the budget
+// is free, and counts from that one. Before, it went on the old slot and
+// stopped counting as long after the slot as it came back late, while the
+// server could still count it.
+func TestLateRequestTakesANewSlot(t *testing.T) {
+	t.Parallel()
+	srv := startRedis(t)
+	rdb := srv.Client()
+	lim := newTestLimiter(t, rdb, "late")
+	ctx := context.Background()
+	// The second request's slot is a spacing after the first's.
+	for _, member := range []string{"first", "late"} {
+		if _, err := lim.reserveSlot(ctx, member, time.Minute, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slot, ok := score(t, rdb, lim.keys[0], "late")
+	if !ok || !slot.After(redisNow(t, rdb)) {
+		t.Fatalf("the second request's slot is %s, want one ahead", slot)
+	}
+	const late = maxLate + 100*time.Millisecond
+	time.Sleep(time.Until(slot.Add(late)))
+	back := redisNow(t, rdb)
+	r, err := lim.reserveSlot(ctx, "late", time.Minute, late)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.reserved || r.delay != 0 {
+		t.Fatalf("the late request: %+v, want it let go at once on a new slot", r)
+	}
+	counted, _ := score(t, rdb, lim.keys[2], "late")
+	if want := back.Add(counts); counted.Before(want) {
+		t.Errorf("the late request counts until %s after it came back, want at least %s (from when it went, not from its slot %s before)",
+			counted.Sub(back), counts, back.Sub(slot).Round(time.Millisecond))
+	}
+}
+
 // scriptRuns counts the scripts a client ran with EVALSHA, by SHA1.
 type scriptRuns struct {
 	mu   sync.Mutex

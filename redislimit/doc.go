@@ -51,7 +51,12 @@
 // the request ended is one more. When no slot is free now it reserves the earliest future one
 // and returns the delay; the process sleeps that long, honouring its
 // context, and runs the script again, which lets the request go unless a
-// hold was stored meanwhile (then it waits for the hold as well). Slots
+// hold was stored meanwhile (then it waits for the hold as well) or it
+// came back more than 250 ms after its slot. The second counts from the
+// slot, so a request that went late would have that much less than the
+// 1 s transit assumed: on a loaded machine, where a sleep wakes late and
+// a round trip to Redis is slow, it instead gives the slot back and takes
+// a new one, as a new request would, and counts from that one. Slots
 // are handed out in the order requests reach Redis, so no process is
 // starved. A wait longer than the calling client's max wait (for a client
 // that set none, WithMaxWait's, or else seoapi.DefaultMaxWait), or one

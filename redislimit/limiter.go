@@ -35,6 +35,15 @@ const answerGuard = 5 * time.Millisecond
 // until done says how it ended.
 const counts = maxTransit + time.Second + answerGuard
 
+// maxLate is how late after its slot a request may still go. Its second
+// counts from the slot, so a request that goes late has that much less
+// of maxTransit left to reach the server: one that comes back for its
+// slot later (its sleep woke late, or its round trip to Redis was slow,
+// as on a loaded machine) gives the slot back and asks again, and is
+// counted from its new slot. The rest of maxTransit, 750 ms, is left for
+// the request to reach the server once Redis let it go.
+const maxLate = 250 * time.Millisecond
+
 // maxHold is the longest hold the server can ask for, as in the
 // core: the longest published window and its guard.
 const maxHold = time.Hour + hourGuard
@@ -213,9 +222,11 @@ func (l *Limiter) limitFor(client time.Duration) maxWaitLimit {
 }
 
 // waitSlot reserves a slot for member and sleeps until its time, then
-// asks again: the script lets it go unless a hold was stored meanwhile. A
-// request that the reserve (WithReserve) holds back sleeps without a
-// place in line and asks again. down is Redis's error, when it failed.
+// asks again: the script lets it go unless a hold was stored meanwhile or
+// it came back more than maxLate after its slot, and then reserves it a
+// new slot as for a new request. A request that the reserve (WithReserve)
+// holds back sleeps without a place in line and asks again. down is
+// Redis's error, when it failed.
 func (l *Limiter) waitSlot(ctx context.Context, member string, limit maxWaitLimit) (down, err error) {
 	start := time.Now()
 	for {
@@ -326,7 +337,7 @@ func (l *Limiter) reserveSlot(ctx context.Context, member string, maxWait, waite
 		vals, err = l.reserveScript.Run(ctx, l.rdb, l.keys,
 			l.perHour, l.perSecond, l.reserve[0], l.reserve[1],
 			micros(time.Hour+hourGuard), micros(counts),
-			micros(acceptable(ctx, maxWait-waited)), member, micros(l.spacing()),
+			micros(acceptable(ctx, maxWait-waited)), member, micros(l.spacing()), micros(maxLate),
 		).Int64Slice()
 	})
 	await(ctx, done)

@@ -13,7 +13,7 @@ package redislimit
 // second, the hour window (µs), how long after its release a request
 // counts in the second until it is told how it ended (µs), the longest delay the
 // caller accepts (µs), the request's member, the spacing between slots
-// (µs).
+// (µs), how late after its slot a request may still go (µs).
 // It returns {delay µs, reason, hold in place (0/1), reserved (0/1),
 // held back by the reserve (0/1)}.
 //
@@ -41,9 +41,14 @@ package redislimit
 // after the delay.
 //
 // A member already in the hour is a request back when its slot is due:
-// it goes (delay 0, reserved) unless a hold was stored while it waited.
-// Then its slot is given back and it asks again like a new request, so
-// that nothing is let go inside a hold.
+// it goes (delay 0, reserved) unless a hold was stored while it waited, or
+// it came back more than ARGV[10] µs after its slot. Then its slot is
+// given back and it asks again like a new request: nothing is let go
+// inside a hold, and nothing goes counted from a slot long past. The
+// second counts a request from its slot, so every moment it goes late is
+// taken from the transit it is allowed (ARGV[6]); a sleep that woke late
+// or a slow round trip to Redis on a loaded machine would otherwise let it
+// reach the server after its slot had stopped counting.
 //
 // Members leave the hour only when they leave it (or are given back),
 // never by rank: a slot given back lets the next one be earlier than it
@@ -56,14 +61,15 @@ local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local perHour, perSecond = tonumber(ARGV[1]), tonumber(ARGV[2])
 local keepHour, keepSecond = tonumber(ARGV[3]), tonumber(ARGV[4])
 local hourW, counts = tonumber(ARGV[5]), tonumber(ARGV[6])
-local maxDelay, spacing = tonumber(ARGV[7]), tonumber(ARGV[9])
+local maxDelay, spacing, maxLate = tonumber(ARGV[7]), tonumber(ARGV[9]), tonumber(ARGV[10])
 local function us(x) return string.format('%.0f', x) end
 
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', us(now - hourW))
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', us(now))
 local hold = tonumber(redis.call('HGET', KEYS[2], 'until') or '0')
-if redis.call('ZSCORE', KEYS[1], ARGV[8]) then
-  if hold <= now then return {0, 0, 0, 1, 0} end
+local slot = redis.call('ZSCORE', KEYS[1], ARGV[8])
+if slot then
+  if hold <= now and now <= tonumber(slot) + maxLate then return {0, 0, 0, 1, 0} end
   redis.call('ZREM', KEYS[1], ARGV[8])
   redis.call('ZREM', KEYS[3], ARGV[8])
 end
