@@ -107,14 +107,19 @@ func mixedCase(s string) string {
 // any kind, and in base64 of the key, of "Bearer <key>" and "user:<key>",
 // after 0 to 2 other bytes, in both alphabets, padded or not, also behind
 // a layer of escapes.
-// jsonEscapeFirst is key's first character as a JSON \u escape, a
-// surrogate pair beyond the Basic Multilingual Plane.
-func jsonEscapeFirst(key string) string {
-	first, _ := utf8.DecodeRuneInString(key)
+// jsonEscapeFirst is s as a JSON string's contents, its first character
+// as a \u escape (a surrogate pair beyond the Basic Multilingual Plane).
+func jsonEscapeFirst(s string) string {
+	first, size := utf8.DecodeRuneInString(s)
+	esc := fmt.Sprintf(`\u%04X`, first)
 	if r1, r2 := utf16.EncodeRune(first); r1 != utf8.RuneError {
-		return fmt.Sprintf(`\u%04X\u%04X`, r1, r2)
+		esc = fmt.Sprintf(`\u%04X\u%04X`, r1, r2)
 	}
-	return fmt.Sprintf(`\u%04X`, first)
+	var rest bytes.Buffer
+	enc := json.NewEncoder(&rest)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s[size:]) //nolint:errcheck // a string always encodes
+	return esc + strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(rest.String()), `"`), `"`)
 }
 
 func keyForms(key string) map[string]string {
@@ -123,7 +128,7 @@ func keyForms(key string) map[string]string {
 		"ASCII upper-cased":        asciiUpper(key),
 		"ASCII case mixed":         mixedCase(key),
 		"percent of upper-cased":   url.QueryEscape(asciiUpper(key)),
-		`JSON \u of upper-cased`:   jsonEscapeFirst(key) + asciiUpper(key[len(string([]rune(key)[0])):]),
+		`JSON \u of upper-cased`:   jsonEscapeFirst(asciiUpper(key)),
 		"JSON with \\/, then text": strings.ReplaceAll(key, "/", `\/`) + "_x",
 	}
 	layers := escapeLayers()
