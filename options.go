@@ -111,7 +111,7 @@ func WithUserAgent(ua string) Option {
 // name, and a value with CR, LF or NUL fail with ErrInvalidArgument.
 func WithHeader(key, value string) Option {
 	name := http.CanonicalHeaderKey(key)
-	ok := validHeaderName(key) && !reserved(name) && !hopByHop(name) && !strings.ContainsAny(value, "\r\n\x00")
+	ok := validHeaderName(key) && !reserved(name) && !hopByHop(name) && !strings.ContainsFunc(value, func(r rune) bool { return isControl(r) && r != '\t' })
 	return option(ok, func(cfg *clientConfig) {
 		cfg.header = cfg.header.Clone()
 		if cfg.header == nil {

@@ -188,6 +188,8 @@ func TestWithRefuses(t *testing.T) {
 		"empty name":                  seoapi.WithHeader("", "1"),
 		"CR LF in value":              seoapi.WithHeader("X-Job-Id", "1\r\nX-Evil: 1"),
 		"NUL in value":                seoapi.WithHeader("X-Job-Id", "1\x00"),
+		"control character in value":  seoapi.WithHeader("X-Job-Id", "job\x01id"),
+		"DEL in value":                seoapi.WithHeader("X-Job-Id", "job\x7f"),
 	}
 	for name, opt := range tests {
 		t.Run(name, func(t *testing.T) {
