@@ -40,7 +40,8 @@ func (cl *call) RoundTrip(req *http.Request) (*http.Response, error) {
 		ctx, cancel = context.WithTimeoutCause(ctx, c.attemptTimeout, errAttemptTimeout)
 		defer cancel() // the body is read before RoundTrip returns
 	}
-	out, sent := track(req, ctx, cl.body, cl.policy.idempotent)
+	out, sent, stop := track(req, ctx, cl.body, cl.policy.idempotent)
+	defer stop() // the answer is read before RoundTrip returns
 	start := c.now()
 	resp, err := c.next.RoundTrip(out)
 	c.limiter.done(ticket, err == nil)

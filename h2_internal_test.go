@@ -283,3 +283,20 @@ func startGoAwayH2(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
 	}()
 	return "https://" + ln.Addr().String(), pool, posts
 }
+
+// TestHTTP2ResetDoesNotResendABodylessWrite: a POST without a body, sent
+// with Client.Do, that net/http's HTTP/2 wrote whole and then saw reset is
+// not sent again; net/http resends such a request without asking GetBody.
+func TestHTTP2ResetDoesNotResendABodylessWrite(t *testing.T) {
+	t.Parallel()
+	base, pool, posts := startResettingH2(t)
+	c, err := NewClient(base, "sk_test_0123456789abcdef", WithoutRateLimit())
+	require.NoError(t, err)
+	c.next = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: true}
+	req, err := c.NewRequest(context.Background(), http.MethodPost, "api/workspaces", nil)
+	require.NoError(t, err)
+	_, err = c.Do(req, nil)
+	require.ErrorIs(t, err, ErrConnection)
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	require.Equal(t, int32(1), posts.Load(), "the server read the POST once")
+}

@@ -127,11 +127,21 @@ type sendRecord struct {
 // track returns req with ctx, set up to record how far it gets: a trace
 // marks it reached once net/http has a connection for it (before it writes
 // anything) and written once it wrote it whole; each copy of body marks it
-// reached once read, for a transport that traces nothing.
-func track(req *http.Request, ctx context.Context, body []byte, idempotent bool) (*http.Request, *sendRecord) {
+// reached once read, for a transport that traces nothing. A write asking
+// for another connection after it was written whole ends its attempt. The
+// caller calls the returned func once the attempt's answer is read.
+func track(req *http.Request, ctx context.Context, body []byte, idempotent bool) (*http.Request, *sendRecord, context.CancelFunc) {
 	rec := new(sendRecord)
+	ctx, cancel := context.WithCancelCause(ctx)
 	req = req.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(httptrace.GotConnInfo) { rec.reached.Store(true) },
+		GotConn: func(httptrace.GotConnInfo) {
+			if rec.written.Load() && !idempotent {
+				// net/http's HTTP/2 sends a request without a body again
+				// after a stream reset without asking GetBody.
+				cancel(errNoResend)
+			}
+			rec.reached.Store(true)
+		},
 		WroteRequest: func(w httptrace.WroteRequestInfo) {
 			if w.Err == nil {
 				rec.written.Store(true)
@@ -139,7 +149,7 @@ func track(req *http.Request, ctx context.Context, body []byte, idempotent bool)
 		},
 	}))
 	if body == nil {
-		return req, rec
+		return req, rec, func() { cancel(nil) }
 	}
 	req.ContentLength = int64(len(body))
 	req.Body = &sentBody{*bytes.NewReader(body), &rec.reached}
@@ -152,7 +162,7 @@ func track(req *http.Request, ctx context.Context, body []byte, idempotent bool)
 		rec.reached.Store(true)
 		return &sentBody{*bytes.NewReader(body), &rec.reached}, nil
 	}
-	return req, rec
+	return req, rec, func() { cancel(nil) }
 }
 
 // mayHaveReached answers for an attempt that failed with err before an
