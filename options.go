@@ -104,11 +104,13 @@ func WithUserAgent(ua string) Option {
 
 // WithHeader sends the header key: value on every request of the client or
 // view, such as a job ID or a tracing tag. Headers add up along a chain of
-// views: a name given again gets another value. The value appears in no
-// log record, error or observer event. Headers the SDK or the connection
+// views: a name given again gets another value. The SDK puts the value in
+// no log record, error or observer event; it is not a secret the redactor
+// withholds when a server echoes it back. Headers the SDK or the connection
 // owns (Authorization, Content-Type, Content-Length, Accept, User-Agent,
 // Host, Cookie, Connection and the other hop-by-hop headers), an invalid
-// name, and a value with CR, LF or NUL fail with ErrInvalidArgument.
+// name, and a value with a control character other than tab fail with
+// ErrInvalidArgument.
 func WithHeader(key, value string) Option {
 	name := http.CanonicalHeaderKey(key)
 	ok := validHeaderName(key) && !reserved(name) && !hopByHop(name) && !strings.ContainsFunc(value, func(r rune) bool { return isControl(r) && r != '\t' })
