@@ -53,10 +53,10 @@ func option(ok bool, set func(*clientConfig), format string, args ...any) Option
 // With takes WithMaxWait, WithMaxRetries, WithRetryWait, WithReserve,
 // WithUserAgent, WithLogger, WithObserver, WithMaxResponseBytes,
 // WithMaxItems, WithHeader and WithAttemptTimeout. A logger given replaces
-// c's logger for the view; an observer given is told beside c's. Options that would replace what a view shares
-// (WithHTTPClient, WithLimiter, WithRateLimit, WithoutRateLimit,
-// WithInsecureHTTP), and invalid values, fail with ErrInvalidArgument and
-// a nil view.
+// c's logger for the view; an observer given is told beside c's. Options
+// that would replace what a view shares (WithHTTPClient, WithLimiter,
+// WithRateLimit, WithoutRateLimit, WithInsecureHTTP), and invalid values,
+// fail with ErrInvalidArgument and a nil view.
 func (c *Client) With(opts ...Option) (*Client, error) {
 	cfg := clientConfig{settings: c.settings, rateLimit: rateLimitConfig{reserve: noReserve}}
 	cfg.observers = slices.Clip(cfg.observers) // an observer added is not added to c
