@@ -65,10 +65,7 @@ func TestHTTP2ResetDoesNotResendAWrite(t *testing.T) {
 // serveResettingH2, and returns its base URL, the pool that trusts it and
 // the count of requests it read whole.
 func startResettingH2(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
-	cert, pool := selfSignedCert(t)
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}})
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
+	ln, pool := listenTLS(t, "h2")
 	posts := new(atomic.Int32)
 	go func() {
 		for {
@@ -132,6 +129,18 @@ func writeFrame(w io.Writer, typ, flags byte, stream uint32, payload []byte) {
 	head := []byte{byte(len(payload) >> 16), byte(len(payload) >> 8), byte(len(payload)), typ, flags, 0, 0, 0, 0}
 	binary.BigEndian.PutUint32(head[5:], stream)
 	w.Write(append(head, payload...)) //nolint:errcheck // the client sees a broken connection
+}
+
+// listenTLS listens on loopback with a self-signed certificate offering
+// protos by ALPN, closed when the test ends, and returns the pool that
+// trusts it.
+func listenTLS(t *testing.T, protos ...string) (net.Listener, *x509.CertPool) {
+	t.Helper()
+	cert, pool := selfSignedCert(t)
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: protos})
+	require.NoError(t, err)
+	t.Cleanup(func() { ln.Close() })
+	return ln, pool
 }
 
 // selfSignedCert returns a certificate for 127.0.0.1 and a pool that
@@ -232,10 +241,7 @@ func writeGateClients() []struct {
 // startGarbageTLS starts an https server that reads each request whole,
 // counts it, and answers with an HTML page outside the TLS layer.
 func startGarbageTLS(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
-	cert, pool := selfSignedCert(t)
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
+	ln, pool := listenTLS(t)
 	posts := new(atomic.Int32)
 	go func() {
 		for {
@@ -264,10 +270,7 @@ func startGarbageTLS(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
 // then stops listening; on it, it reads the first request whole, counts it,
 // sends GOAWAY with last stream 0 and closes.
 func startGoAwayH2(t *testing.T) (string, *x509.CertPool, *atomic.Int32) {
-	cert, pool := selfSignedCert(t)
-	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2"}})
-	require.NoError(t, err)
-	t.Cleanup(func() { ln.Close() })
+	ln, pool := listenTLS(t, "h2")
 	posts := new(atomic.Int32)
 	go func() {
 		conn, err := ln.Accept()
